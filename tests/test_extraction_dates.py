@@ -82,3 +82,29 @@ def test_times() -> None:
     assert find_time("12am")[0] == dt.time(0, 0)  # type: ignore[index]
     assert find_time("下午3点半")[0] == dt.time(15, 30)  # type: ignore[index]
     assert find_time("no time here") is None
+
+
+@pytest.mark.no_workspace("reads dates from text")
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # TODAY is 1 March 2025: a month said after "since" is its first day, the latest one
+        # begun by today ("last" one begun before this month)
+        ("on it since October", dt.date(2024, 10, 1)),
+        ("walking to work since February.", dt.date(2025, 2, 1)),
+        ("vegan ever since last July", dt.date(2024, 7, 1)),
+        ("since March", dt.date(2025, 3, 1)),
+        ("since last March", dt.date(2024, 3, 1)),
+        ("member since Sept 2019", dt.date(2019, 9, 1)),
+        # a day said with it is that day
+        ("since 14 February", dt.date(2025, 2, 14)),
+    ],
+)
+def test_since_a_month_is_its_first_day(text: str, expected: dt.date) -> None:
+    assert one(text, prefer="past") == expected
+
+
+@pytest.mark.no_workspace("reads dates from text")
+@pytest.mark.parametrize("text", ["in October", "October was busy", "moving in May"])
+def test_a_month_alone_without_since_is_no_day(text: str) -> None:
+    assert find_dates(text, TODAY, "past") == []

@@ -2129,3 +2129,139 @@ def test_no_payment_without_its_currency_or_with_a_payee_unread(text: str) -> No
 def test_an_amount_grouped_by_spaces_is_one_number() -> None:
     [pay] = of(PAY, found("Pension 71 300 drams came today."))
     assert pay["amount"] == Decimal(-71300)
+
+
+# -- an amount anywhere in its verb's clause, or after a colon, written as money is ----------
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        # charged: the amount without a currency, pence or grouped thousands say it is money
+        ("Spotify billed me 11.99 this morning.", {"merchant": "Spotify", "amount": "11.99"}),
+        ("Audible charged me 7.99 on Friday", {"merchant": "Audible", "amount": "7.99"}),
+        # paid to the user: the amount after a colon or later in the clause
+        ("Got paid on Friday: 1,875.50.", {"amount": "-1875.50", "date": D(2025, 5, 30)}),
+        ("I got paid yesterday, 3.200,00 EUR", {"amount": "-3200.00", "currency": "EUR"}),
+        ("Finally got paid: 640.00!", {"amount": "-640.00", "date": D(2025, 6, 1)}),
+    ],
+)
+def test_a_money_verb_reads_its_amount_wherever_its_clause_says_it(
+    text: str, want: dict[str, object]
+) -> None:
+    [pay] = of(PAY, found(text))
+    for key, value in want.items():
+        assert (str(pay[key]) if key == "amount" else pay[key]) == value, pay
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Spotify charged me 11.99 km",  # a distance, not money
+        "Got paid today: 1,200 steps later I was home.",  # a count
+        "Got paid today, the train is at 17.45.",  # a clock time in its own clause
+        "Got paid today: call 0161 496 0001.",  # a phone number
+        "Got paid today at 34, finally.",  # an age
+        "Did you get paid yesterday: 1,875.50?",  # a question
+        "If I got paid on Friday: 1,875.50, I'd pay the rent.",  # a supposition
+        "My brother got paid yesterday: 1,875.50.",  # someone else's pay
+        "Anna got paid on Friday: 2,010.00.",  # a named person's
+    ],
+)
+def test_no_amount_from_a_number_that_is_no_money_or_not_the_users(text: str) -> None:
+    assert of(PAY, found(text)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        (
+            "Council tax goes out on the 1st every month, 162.00",
+            {"payee": "council tax", "amount": Decimal("162.00"), "day_of_month": 1},
+        ),
+        (
+            "mortgage comes out each month on the 15th: 1.240,00",
+            {"payee": "mortgage", "amount": Decimal("1240.00"), "day_of_month": 15},
+        ),
+        (
+            "Rent goes out on the 3rd by standing order, 1,395",
+            {"payee": "rent", "amount": Decimal("1395"), "method": "standing_order"},
+        ),
+    ],
+)
+def test_a_monthly_bill_reads_its_period_day_and_amount_in_any_order(
+    text: str, want: dict[str, object]
+) -> None:
+    [pay] = of(SCHED, found(text))
+    assert want.items() <= pay.items(), pay
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Leo goes out every month, 1,150.",  # a person, not a bill
+        "My sister's rent goes out every month, 1,150.",  # hers
+        "Does the rent go out every month, 1,150?",  # asked
+        "Rent goes out on the 28th every month, 1,150 people live here.",  # a count
+    ],
+)
+def test_no_monthly_bill_of_a_person_a_question_or_a_count(text: str) -> None:
+    assert of(SCHED, found(text)) == []
+
+
+# -- a cancellation of something named by its subscription noun stands alone ---------------
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "day"),
+    [
+        ("Cancelled my climbing gym membership on Thursday.", "climbing gym", D(2025, 5, 29)),
+        ("finally got rid of my old phone contract today", "phone", D(2025, 6, 1)),
+        ("The language app subscription I cancelled yesterday", "language app", D(2025, 5, 31)),
+    ],
+)
+def test_a_done_cancellation_named_by_what_it_is_for_is_a_record_of_its_own(
+    text: str, name: str, day: dt.date
+) -> None:
+    assert of("finance.subscriptions", [(p, v) for p, v in _ends(text)]) == [
+        {"name": name, "cancelled_on": day}
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I still haven't cancelled my gym membership.",  # negated
+        "Should I have cancelled the gym membership?",  # asked
+        "I'll have cancelled my gym membership by Friday.",  # still to come
+        "My partner cancelled her gym membership today.",  # someone else's
+        "Jo cancelled the gym membership on Monday, not me.",  # a named person
+        "My gym membership will be cancelled on the 30th.",  # to come
+    ],
+)
+def test_no_cancellation_negated_asked_to_come_or_someone_elses(text: str) -> None:
+    assert [v for p, v in _ends(text) if p == "finance.subscriptions"] == []
+
+
+def _ends(text: str) -> list[tuple[str, object]]:
+    return [(c.path, c.value) for c in extract(text, AT) if c.op in ("assert", "end")]
+
+
+@pytest.mark.parametrize(
+    ("text", "started"),
+    [
+        ("been paying 6.99 a month for Audible since February", D(2025, 2, 1)),
+        ("I've had Disney+ since last June, £7.99 monthly.", D(2024, 6, 1)),
+        ("Spotify since 12 March 2024, 10.99 a month", D(2024, 3, 12)),
+    ],
+)
+def test_a_subscription_said_since_a_month_starts_on_its_first_day(
+    text: str, started: dt.date
+) -> None:
+    [sub] = of("finance.subscriptions", found(text))
+    assert sub["started_on"] == started, sub
+
+
+def test_a_subscription_with_no_since_has_no_start() -> None:
+    [sub] = of("finance.subscriptions", found("Audible is 6.99 a month, I got it in February"))
+    assert "started_on" not in sub, sub

@@ -1334,3 +1334,11 @@ def test_a_trip_with_its_flight_booked_is_a_flight_booking_on_its_first_day(text
 )
 def test_no_flight_booking_for_a_trip_whose_flight_is_not_booked(text: str) -> None:
     assert of("travel.bookings", found(text)) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Back in Glasgow since October, the rain is a relief.", "back home in Lyon since the 2nd"],
+)
+def test_a_day_said_after_since_is_no_journeys_day(text: str) -> None:
+    assert of("travel.trips", found(text)) == []

@@ -19,7 +19,7 @@ import pytest
 from tests.candidates import AT, found, of
 from uac.fact_log.extraction.slots import parser
 from uac.fact_log.extraction.timemodel import clock, date_notes, find_dates, role
-from uac.fact_log.extraction.values.money import amount_at, amounts, find_money
+from uac.fact_log.extraction.values.money import amount_at, amounts, find_money, money_in
 from uac.fact_log.extraction.values.quantities import grouped_int
 from uac.fact_log.extraction.values.roles import place_role, who
 
@@ -504,3 +504,26 @@ def test_the_currency_before_an_amount_is_no_payee() -> None:
     assert who(text, text.index("RM"), text.index("RM") + 2) == ""
     paid = of("finance.transactions", found(text))
     assert "RM" not in [p.get("merchant") for p in paid]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("the plumber came to 212.40 in the end", ["212.40"]),
+        ("tickets were 1,380 altogether", ["1380"]),
+        ("it's 3.499,90 for the sofa", ["3499.90"]),
+        ("came to £18.20 today", ["18.20"]),
+        # a number that is no money
+        ("she is 34 and he is 36", []),
+        ("cycled 21.50 km before work", []),
+        ("12,000 steps yesterday", []),
+        ("the bus is at 18.40", []),
+        ("ring 0113 496 0321 after six", []),
+        ("booked for 14.03.2026", []),
+        ("version 2.10 is out", []),
+    ],
+)
+def test_a_number_without_currency_is_money_only_when_written_as_money(
+    text: str, want: list[str]
+) -> None:
+    assert [str(a.amount) for a in money_in(text)] == want

@@ -746,15 +746,13 @@ def _contested(
             group = _ROLES.get(slot.type.split("@")[0])
             if group is None or value.get(slot.field) is None:
                 continue
-            if (slot.if_said and not framing._said(slot.if_said, sentence)) or (
-                slot.unless_said and framing._said(slot.unless_said, sentence)
-            ):
+            if not framing.reads(slot, sentence):
                 continue
             if slot.field not in fields.setdefault(group, []):
                 fields[group].append(slot.field)
             for prefer in (slot.prefer, "future" if slot.prefer == "past" else "past"):
                 hits.setdefault(group, []).extend(
-                    framing._hits(replace(slot, prefer=prefer), sentence, today)
+                    framing.slot_values(replace(slot, prefer=prefer), sentence, today)
                 )
         out: dict[str, Any] = _left_behind(frame, value, sentence, today)
         for group, names in fields.items():
@@ -830,9 +828,8 @@ def _leaves_from(sentence: str, hit: Any) -> bool:
 
 
 # What joins a value to one a fact holds in a list or beside it ("Tuesday and Thursday",
-# "10/21 Saturday"), and a value said as not being the one ("renews 13.12., not 03.12.")
+# "10/21 Saturday"); a value said as not being the one is `assign.NEGATED`
 _COORDINATED = lazy(r"\s*(?:(?:,|and|&|or|/|\+)\s*)?(?:(?:on|the)\s+)*", re.I)
-_NEGATED = lazy(r"\bnot\s+(?:on\s+)?(?:the\s+)?$", re.I)
 
 
 def _competes(
@@ -843,7 +840,7 @@ def _competes(
     clause that says what the record is about (one of its frame's cues: "the conference is
     9 to 13 May, I travel on the 8th" leaves the conference's days alone). A value listed
     with one a fact holds ("Monday and Wednesday") is that list's, not a competitor."""
-    if _NEGATED.search(sentence, 0, hit.start):
+    if assign.NEGATED.search(sentence, 0, hit.start):
         return False
     for t in taken:
         gap = sentence[t.end : hit.start] if t.end <= hit.start else sentence[hit.end : t.start]
@@ -959,7 +956,7 @@ def _read_once(
         or (next_to and s.required)
         or (s.type.split("@")[0] in kinds and value.get(s.field) is None)
     )
-    filled = framing._fill_slots(replace(frame, slots=slots), sentence.text, today, "")
+    filled = framing.fill_slots(replace(frame, slots=slots), sentence.text, today)
     if filled is None:
         return
     read, used = filled

@@ -75,7 +75,9 @@ _PARSERS = {
 }
 _KIND_OF = {p: k for k in ("party", "place") for p in _PARSERS[k]} | {"place": "place"}
 _TOKEN = re.compile(r"[a-z]+|[^\w\s]")
-_NEGATED = re.compile(r"\bnot\s+(?:on\s+)?(?:the\s+)?$", re.I)
+# a value said as not being the one ("renews 13.12., not 03.12."), searched in the text
+# before it: the guard (abstain.py) reads it too
+NEGATED = re.compile(r"\bnot\s+(?:on\s+)?(?:the\s+)?$", re.I)
 _CLAUSE = re.compile(r"[,;:–—]|\b(?:and|but|because|since|so|then)\b", re.I)
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
@@ -247,7 +249,7 @@ def pairs(
             asked = sentence[clause[1] : clause[1] + 1] == "?" or (
                 sentence.rstrip().endswith("?") and _CLAUSE.search(sentence, h.end) is None
             )
-            negated = bool(_NEGATED.search(sentence, 0, h.start))
+            negated = bool(NEGATED.search(sentence, 0, h.start))
             where = (
                 "own" if own[0] <= h.start < own[1] else "after" if h.start >= own[1] else "before"
             )

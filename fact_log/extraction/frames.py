@@ -456,20 +456,22 @@ def fill(
 def _fill(
     frame: Frame, sentence: str, today: dt.date, previous: str
 ) -> tuple[dict[str, Any], list[Found]] | None:
-    filled = _fill_slots(frame, sentence, today, previous)
+    filled = fill_slots(frame, sentence, today, previous)
     return None if filled is None else (filled[0], list(filled[1].values()))
 
 
-def _fill_slots(
-    frame: Frame, sentence: str, today: dt.date, previous: str
+# -- reading slots: the frames' own filler, and what the guard (abstain.py) reads with it ---
+
+
+def fill_slots(
+    frame: Frame, sentence: str, today: dt.date, previous: str = ""
 ) -> tuple[dict[str, Any], dict[str, Found]] | None:
-    """The frame's fields and, per field filled from the sentence, the value's span."""
+    """The frame's fields and, per field filled from the sentence, the value's span; None
+    when a required slot is empty (see `fill`, which reads the days named before too)."""
     value: dict[str, Any] = {}
     used: dict[str, Found] = {}
     for slot in frame.slots:
-        if (slot.if_said and not _said(slot.if_said, sentence)) or (
-            slot.unless_said and _said(slot.unless_said, sentence)
-        ):
+        if not reads(slot, sentence):
             continue  # "I stopped it yesterday": the date is no start
         hit = _slot(slot, sentence, today)
         if hit is None and slot.required and previous:
@@ -498,11 +500,22 @@ def _fill_slots(
     return value, used
 
 
+def reads(slot: Slot, sentence: str) -> bool:
+    """Whether the slot reads the sentence: it says one of the slot's `if_said` words (when
+    it has some) and none of its `unless_said` ("I stopped it yesterday": no start date)."""
+    return not (
+        (slot.if_said and not _said(slot.if_said, sentence))
+        or (slot.unless_said and _said(slot.unless_said, sentence))
+    )
+
+
 def _slot(slot: Slot, text: str, today: dt.date) -> Found | None:
-    return _pick(slot, _hits(slot, text, today), text)
+    return _pick(slot, slot_values(slot, text, today), text)
 
 
-def _hits(slot: Slot, text: str, today: dt.date) -> list[Found]:
+def slot_values(slot: Slot, text: str, today: dt.date) -> list[Found]:
+    """Every value of the slot's type in the text, in order, with its span (on the side of
+    today the slot's `when` asks for), whichever the slot would pick."""
     found = parser(slot.type)(text, today, "past" if slot.prefer == "past" else "future")
     if slot.when is not None:
         found = [f for f in found if _on_side(f.value, today, slot.when)]
@@ -563,7 +576,7 @@ def fill_items(
     sentence's value of a slot said once for all ("tetanus and hep B on Monday"). One record
     (or none) when the key is said once or the frame has no key (`key_slot`)."""
     with continuing(named):
-        filled = _fill_slots(frame, sentence, today, previous)
+        filled = fill_slots(frame, sentence, today, previous)
         if filled is None:
             return []
         value, used = filled
@@ -584,11 +597,13 @@ def _items(
     used: dict[str, Found],
 ) -> list[Filled]:
     others = {
-        s.field: _hits(s, sentence, today)
+        s.field: slot_values(s, sentence, today)
         for s in frame.slots
         if s is not key and (not s.if_said or _said(s.if_said, sentence))
     }
-    items = _listed(_hits(key, sentence, today), used[key.field], sentence, others, frame.cues)
+    items = _listed(
+        slot_values(key, sentence, today), used[key.field], sentence, others, frame.cues
+    )
     if len(items) < 2:
         return []
     own: dict[str, list[Found | None]] = {}
@@ -928,7 +943,8 @@ def _times_fillable(frame: Frame, win: Window, today: dt.date) -> bool:
     a frame only if its record can be filled, so a sentence naming no day at all, before or
     after, is not encoded for it (the cheap pre-filter for uncued windows)."""
     return all(
-        _hits(slot, win.sentence, today) or (win.previous and _hits(slot, win.previous, today))
+        slot_values(slot, win.sentence, today)
+        or (win.previous and slot_values(slot, win.previous, today))
         for slot in frame.slots
         if slot.required
         and slot.type in _TIMES

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -22,6 +23,7 @@ from uac.fact_log.extraction.patterns.text import (
     UNCERTAIN,
     Ctx,
     Span,
+    clause_money,
     clause_ok,
     in_clause,
     is_question,
@@ -30,7 +32,14 @@ from uac.fact_log.extraction.patterns.text import (
     word_set,
 )
 from uac.fact_log.extraction.timemodel import MONTHS, last_such_day
-from uac.fact_log.extraction.values.money import amount_at, amounts, find_money, put_amount
+from uac.fact_log.extraction.values.money import (
+    Amount,
+    Money,
+    amount_at,
+    amounts,
+    find_money,
+    put_amount,
+)
 from uac.fact_log.extraction.values.places import lookup_place
 from uac.fact_log.extraction.values.roles import who
 from uac.fact_log.extraction.values.services import SERVICE
@@ -76,11 +85,15 @@ def _charged_me(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         merchant = last and (last.get("name") or last.get("merchant"))
         if not merchant:
             return
-    money = [x for x in find_money(sent.text) if x.start == m.start("amt")] or [
-        x
-        for x in amounts(sent.text)
-        if x.start == m.start("amt") and "." in sent.text[x.start : x.end]
-    ]  # "hulu charged me 17.99": pence say it is money
+    money: Sequence[Money | Amount] = (
+        [x for x in find_money(sent.text) if x.start == m.start("amt")]
+        or [
+            x
+            for x in amounts(sent.text)
+            if x.start == m.start("amt") and "." in sent.text[x.start : x.end]
+        ]
+        or clause_money(sent.text, m.start("amt"))
+    )  # "hulu charged me 17.99": pence say it is money
     day = _day(ctx, sent)
     # "wtf hulu charged me 17.99 on the 18th??": disbelief, not a question
     if (
@@ -103,9 +116,12 @@ def rule_charges(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     at = m.start("amt") if m["amt"] else m.start("amt2")
     # "charged me twice last night, £23.40 each": the amount may come later in the sentence
+    money: Sequence[Money | Amount]
     money = [x for x in find_money(sent.text) if x.start == at or (m["amt2"] and x.start > at)]
     if not money and m["amt"]:  # "charged 39.99 by adobe": pence say it is money
         money = [a for a in amounts(sent.text) if a.start == at and "." in m["amt"]]
+    if not money:
+        money = clause_money(sent.text, at)  # "Netflix charged me 15.49 yesterday"
     if m["merchant3"] and m["merchant3"].lower() in _NOT_A_PAYEE:
         return
     day = _day(ctx, sent)
@@ -207,16 +223,39 @@ _PAID_ME = lazy(
 )
 
 
+# "Got paid today: 2,340 euros", "I was paid on Friday, 1,850.00": the user paid (said by
+# "I", "we" or no one: "the bill was paid" is paid by the user), the amount anywhere in its
+# clause (clause_money)
+_GOT_PAID = lazy(
+    r"(?:^(?:(?:finally|just|so|and|also|yay|phew)[,!]?\s+){0,2}(?:got|get)"
+    r"|\b(?:i|we)(?:'ve|\s+have|\s+had)?\s+(?:just\s+|finally\s+)?(?:got|get|was|were|been))"
+    r"\s+paid\b(?!\s+(?:for|off|back)\b)",
+    re.I,
+)
+
+
 def _paid_to_me(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """Money someone paid the user, stored negative; True when the sentence said so."""
-    m = _PAID_ME.search(sent.text) if _DIGIT.search(sent.text) else None
+    if not _DIGIT.search(sent.text):
+        return False
+    m = _PAID_ME.search(sent.text)
+    anywhere = m is None
+    if m is None:
+        m = _GOT_PAID.search(sent.text)
     if m is None or not clause_ok(parts, sent, sent.start + m.start()):
         return False
+    if anywhere and someone_else(sent.text[: m.start()]):
+        return False  # "my sister and her wife, they got paid": theirs
     if _WISH.search(sent.text) or _REFUND.search(sent.text):
         return False  # "if they paid me"; refunds are the refund rule's
     said = find_money(sent.text) or amounts(sent.text)
-    # the amount the verb is about: right after "paid me", right before "arrived"
-    if m["before"]:
+    # the amount the verb is about: right after "paid me", right before "arrived"; said
+    # elsewhere in its clause or after a colon ("Got paid today: 2,340 euros") when written
+    # as money is
+    near: Sequence[Money | Amount]
+    if anywhere:
+        near = clause_money(sent.text, m.start())
+    elif m["before"]:
         near = [a for a in said if a.start == m.end()]
     else:
         near = [a for a in said if 0 <= m.start() - a.end <= 2]
@@ -740,6 +779,8 @@ def rule_transactions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         return
     if BUDGET.search(sent.text):
         return
+    if (got := _GOT_PAID.search(sent.text)) is not None and got.end() == m.end():
+        return  # "I got paid yesterday, 3.200,00 EUR": money in (rule_money_in), not out
     if (subject := _IT_WAS_PAID.match(sent.text)) is not None and in_clause(m, parts, sent):
         _paid_it(ctx, sent, subject)
         return

@@ -219,12 +219,60 @@ def _known_as(ctx: Ctx, name: str) -> str:
     return name
 
 
+# "I cancelled my gym membership today", "The climbing wall membership I cancelled on
+# Monday": a done cancellation of something named by its subscription noun, not a known
+# service; the record it ends when the user has one of that name, else a record of its own
+# (the fold's endings: compiler/fold.py)
+_NOUN = r"(?P<noun>membership|subscription|sub|plan|contract)\b"
+_THING = r"(?P<name>[A-Za-z][\w&'+-]*(?:[ \t][A-Za-z][\w&'+-]*){0,2}?)"
+_CANCELLED_NOUN = lazy(
+    r"\b(?:cancel(?:l)?ed|unsubscribed\s+from|stopped\s+paying\s+for|got\s+rid\s+of|ended)"
+    r"\s+(?:my|our|the)\s+"
+    + _THING
+    + r"\s+"
+    + _NOUN
+    + r"|^(?:my|our|the)\s+"
+    + _THING.replace("name", "name2")
+    + r"\s+"
+    + _NOUN.replace("noun", "noun2")
+    + r"\s+(?:i|we)\s+(?:just\s+|finally\s+|already\s+)?"
+    r"(?:cancel(?:l)?ed|stopped\s+paying\s+for|ended|got\s+rid\s+of)\b",
+    re.IGNORECASE,
+)
+# who cancelled, before the verb: the user ("I", "we") or no one said ("Finally cancelled my
+# gym membership"), never someone named ("Jo cancelled the gym membership")
+_USER_HEAD = lazy(
+    r"(?:(?:so|and|also|ok|okay|btw|well|today|yesterday|finally|just)\b[,!]?\s*)*"
+    r"(?:(?:i|we)(?:'ve|\s+have|\s+had)?\s+)?(?:(?:just|finally|already|also|actually)\s+)*",
+    re.I,
+)
+# words before a subscription noun that say which one, not what: "my old gym membership"
+_NOT_THE_THING = word_set("old current new monthly annual yearly free trial family premium")
+
+
+def _cancelled_named(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
+    """A done cancellation of a subscription named by what it is for (`_CANCELLED_NOUN`)."""
+    m = _CANCELLED_NOUN.search(sent.text)
+    if m is None or not stop_ok(parts, sent, sent.start + m.start()):
+        return
+    if not _USER_HEAD.fullmatch(sent.text, 0, m.start()):
+        return  # "my flatmate cancelled the gym membership": theirs; "I'll have cancelled"
+    words = (m["name"] or m["name2"]).split()
+    while words and words[0].lower() in _NOT_THE_THING:
+        words = words[1:]
+    if not words or words[0] in NOT_NAMES or (day := cancel_day(ctx, sent)) is None:
+        return
+    value = {"name": _known_as(ctx, " ".join(words)), "cancelled_on": day}
+    ctx.add("finance.subscriptions", value, sent, 0.75, op="end")
+
+
 def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     """Recurring payments: price and period, renewal day, cancellation."""
     if _priced_list(ctx, sent, parts) or _named_renews(ctx, sent, parts):
         return
     service = SERVICE.search(sent.text)
     if service is None:
+        _cancelled_named(ctx, sent, parts)
         _signed_up(ctx, sent, parts)
         _trial_end(ctx, sent, parts)
         _renews_next(ctx, sent, parts)
@@ -293,6 +341,14 @@ def rule_subscriptions(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
         # "Signed up for Duolingo today": it started that day (the message's, when none said)
         dates = [d for d in ctx.dates(sent, "past") if d.valid]
         value["started_on"] = next((d.date for d in dates if d.start > began.start()), ctx.today)
+    elif started := [
+        d.date
+        for d in ctx.dates(sent, "past")
+        if d.date is not None
+        and d.date <= ctx.today
+        and _SINCE.search(sent.text, 0, d.start - sent.start)
+    ]:
+        value["started_on"] = started[0]  # "paying 12 a month for Spotify since January"
     if len(value) == 1:
         return  # "I subscribe to Netflix" alone says too little to be worth a record
     ctx.add("finance.subscriptions", value, sent, 0.85)
@@ -305,6 +361,8 @@ _PRICE_NOW = lazy(
     re.I,
 )
 # "signed up for Duolingo", "took out a disney+ sub ..., started today"
+# a day said as when it began: "since January", "since 3 March" (right before the date)
+_SINCE = lazy(r"\bsince[ \t]+$", re.I)
 _BEGAN = lazy(r"\b(?:signed\s+up|subscribed|joined|started|took\s+out)\b", re.I)
 # "the free trial ends on the 16th": the first charge of the subscription just named
 _TRIAL_END = lazy(

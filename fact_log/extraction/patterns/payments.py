@@ -13,6 +13,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from uac.fact_log.extraction.lazy import lazy
@@ -22,14 +23,23 @@ from uac.fact_log.extraction.patterns.text import (
     UNCERTAIN,
     Ctx,
     Span,
+    clause_money,
     clause_ok,
+    clause_span,
     in_clause,
     is_question,
     someone_else,
     word_set,
 )
 from uac.fact_log.extraction.timemodel import MONTHS
-from uac.fact_log.extraction.values.money import amount_at, amounts, find_money, put_amount
+from uac.fact_log.extraction.values.money import (
+    Amount,
+    Money,
+    amount_at,
+    amounts,
+    find_money,
+    put_amount,
+)
 from uac.fact_log.reference import vocabulary
 
 # -- bills paid on a schedule, said item by item -------------------------------------------------
@@ -367,14 +377,18 @@ def _stopped_after(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     return True
 
 
-# "my SIP of 10k goes every month on 7th from ICICI savings": a monthly payment said without
-# naming the instruction
+# "my SIP of 10k goes every month on 7th from ICICI savings", "Rent goes out on the 28th every
+# month, 1,150": a monthly payment said without naming the instruction; what it pays is the
+# user's ("my", "our") or a bill (vocabulary bill_payees), its period and day anywhere in its
+# clause, its amount anywhere in the sentence or the clause after it (clause_money)
 _GOES_MONTHLY = lazy(
-    r"^(?:also\s+|and\s+)?(?:my|our)\s+(?P<payee>[A-Za-z][\w ]{1,25}?)\s+(?:of\s+(?P<amt>\S+)\s+)?"
-    r"(?:goes(?:\s+out)?|is\s+paid|is\s+taken|comes\s+out)\s+(?:every|each)\s+month\b"
-    r"(?:\s+on\s+(?:the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)?\b)?",
+    r"^(?:also\s+|and\s+)?(?P<my>(?:my|our)\s+)?(?P<payee>[A-Za-z][\w ]{1,25}?)\s+"
+    r"(?:of\s+(?P<amt>\S+)\s+)?(?:goes(?:\s+out)?|is\s+paid|is\s+taken|comes\s+out)\b",
     re.I,
 )
+_EVERY_MONTH = lazy(r"\b(?:every|each)\s+month\b|\bmonthly\b", re.I)
+_ON_DAY = lazy(r"\bon\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\b(?!\s+(?:of\s+)?(?-i:[A-Z]))", re.I)
+_BILLS = frozenset(vocabulary()["word_sets"]["bill_payees"])
 
 
 # money that comes in, and people: no payment the user makes
@@ -421,16 +435,25 @@ _RELATIVES = word_set("mum mom dad mother father brother sister son daughter wif
 def _goes_monthly(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
     """A monthly payment with no instruction named; True when one was read."""
     m = _GOES_MONTHLY.match(sent.text)
-    said = m and (
-        amount_at(m.string, m.start("amt"), m.end("amt")) if m["amt"] else find_money(sent.text)
+    if m is None or (not m["my"] and m["payee"].lower() not in _BILLS):
+        return False
+    end = clause_span(sent.text, m.end())[1]
+    if not _EVERY_MONTH.search(sent.text, m.end(), end):
+        return False
+    said = (
+        amount_at(m.string, m.start("amt"), m.end("amt"))
+        if m["amt"]
+        else find_money(sent.text) or clause_money(sent.text, m.end())
     )
-    if m is None or not said or not clause_ok(parts, sent, sent.start):
+    if not said or not clause_ok(parts, sent, sent.start):
         return False
     if _NOT_PAID_OUT & set(m["payee"].lower().split()):
         return False  # "my pension ... is paid every month" comes in; "my son goes" is a person
-    value = put_amount({"payee": m["payee"], "period": "monthly"}, said[0])
-    if m["day"] and 1 <= int(m["day"]) <= 31:
-        value["day_of_month"] = int(m["day"])
+    payee = m["payee"] if m["my"] else m["payee"].lower()  # "Rent goes out": a capital opens it
+    value = put_amount({"payee": payee, "period": "monthly"}, said[0])
+    nth = _ON_DAY.search(sent.text, m.end(), end) or EVERY_NTH.search(sent.text, m.end(), end)
+    if nth and 1 <= int(nth[1]) <= 31:
+        value["day_of_month"] = int(nth[1])
     if (acct := _FROM_BANK.search(sent.text, m.end())) is not None:
         value["account"] = acct["acct"]
     ctx.add("finance.scheduled_payments", value, sent, 0.7)
@@ -540,9 +563,9 @@ def rule_standing_orders(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     if name.lower() in ("me", "my account", "it"):
         return
     value: dict[str, Any] = {"payee": name, "method": _method(m["m"])}
-    money = find_money(sent.text)
+    money: Sequence[Money | Amount] = find_money(sent.text) or clause_money(sent.text, m.start())
     if money:
-        value["amount"], value["currency"] = money[0].amount, money[0].currency
+        put_amount(value, money[0])
     acct = ACCOUNT_RE.search(sent.text) or _FROM_BANK.search(sent.text)
     if acct is not None:
         value["account"] = acct["acct"]

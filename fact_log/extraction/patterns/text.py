@@ -22,6 +22,7 @@ from uac.fact_log.extraction.candidate import Candidate, validate, validate_endi
 from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.discourse import Thread
 from uac.fact_log.extraction.timemodel import DateMatch, Prefer, find_dates
+from uac.fact_log.extraction.values.money import Amount, money_in
 from uac.fact_log.reference import drug_data, normalise, vocabulary
 
 MAX_SENTENCE = 2000
@@ -131,6 +132,31 @@ def clause_span(sentence: str, at: int) -> tuple[int, int]:
             end = m.start()
             break
     return start, end
+
+
+# A clause that says an amount and nothing else, after the clause it completes: "Got paid
+# today: 2,340 euros", "Rent goes out on the 28th every month, 1,150."
+_AMOUNT_CLAUSE = lazy(
+    r"[,;:–—]\s*(?:(?:about|around|roughly|approx\.?|approximately|just|only)\s+)?"
+    r"(?P<v>[^,;:–—\s](?:[^,;:–—]|,(?=\d)){0,30}?)\s*(?=[;:–—]|,\s|[.!]*\s*$)",
+    re.I,
+)
+
+
+def clause_money(sentence: str, at: int) -> list[Amount]:
+    """The amount said as money (`values.money.money_in`) in the clause of sentence[at],
+    before or after it; when that clause says none, the amount of the clause right after it
+    that says nothing else ("Got paid today: 2,340 euros"). A list of that one amount: empty
+    when there is none, or two that differ."""
+    start, end = clause_span(sentence, at)
+    said = money_in(sentence, start, end)
+    if not said and (alone := _AMOUNT_CLAUSE.match(sentence, end)) is not None:
+        said = [
+            a
+            for a in money_in(sentence, alone.start("v"), alone.end("v"))
+            if (a.start, a.end) == alone.span("v")
+        ]
+    return said[:1] if len({a.amount for a in said}) == 1 else []
 
 
 # "6. to 17. September", "20.12. until 8.1.", "on 14.02., they did": the dot of a day number

@@ -380,13 +380,13 @@ def rule_trips(ctx: Ctx, sent: Span, parts: list[Span]) -> None:
     # short" says nothing about when the flight is)
     said = " ".join(c.text for c in parts if c.start <= max(at, trip_at) or not PAST.search(c.text))
     prefer: Prefer = "past" if PAST.search(said) else "future"
-    dates = dates_in(sent, prefer, ctx.today, ctx.anchor)
+    dates = _not_since(ctx.text, dates_in(sent, prefer, ctx.today, ctx.anchor))
     nxt = ctx.following
     if not dates and nxt is not None and _CONTINUES.match(nxt.text):
         # "Booked flights to Bangkok! Leaving 14 February, coming home 2 March."
         sent = Span(sent.start, ctx.text[sent.start : nxt.end])
         parts = clauses(sent)
-        dates = dates_in(sent, prefer, ctx.today, ctx.anchor)
+        dates = _not_since(ctx.text, dates_in(sent, prefer, ctx.today, ctx.anchor))
     # The departure is the first date in the clause that names the journey ("the conference
     # is 22-24 September, I'm taking the train there on the 21st"), else the first date.
     verbs = [
@@ -511,6 +511,14 @@ _HERE_SINCE = lazy(
     re.I,
 )
 _AWAY_FOR = dt.timedelta(days=183)
+# "Back in Toronto since August": a day said after "since" is when a state began (the user
+# is there: rule_here_since), no day of a journey
+_SINCE_BEFORE = lazy(r"\bsince[ \t]+$", re.I)
+
+
+def _not_since(text: str, dates: list[DateMatch]) -> list[DateMatch]:
+    """The dates not said after "since" (positions in text)."""
+    return [d for d in dates if not _SINCE_BEFORE.search(text, max(0, d.start - 8), d.start)]
 
 
 def rule_here_since(ctx: Ctx, sent: Span, parts: list[Span]) -> None:

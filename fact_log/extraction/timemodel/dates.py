@@ -123,6 +123,14 @@ _MONTH_ALONE = lazy(
     rf"\b(?:in|of|for|during|early|mid|late|this|next)[ \t-]{{1,3}}({_MONTH_RE})\b(?![ \t]*\d)",
     re.IGNORECASE,
 )
+# "since January", "since last March", "since May 2024": a month said as when something
+# began, without its day, is its first day (the latest such month begun by today; "last"
+# one begun before this month); never "since March 3rd", which names its day
+_SINCE_MONTH = lazy(
+    rf"\bsince[ \t]{{1,3}}((?:(last)[ \t]{{1,3}})?({_MONTH_RE})\b\.?(?:,?[ \t]{{1,3}}(\d{{4}}))?)"
+    r"(?![ \t]*\d|[ \t]*(?:st|nd|rd|th)\b)",
+    re.IGNORECASE,
+)
 _ORDINAL_DIGITS = lazy(r"\d(?:st|nd|rd|th)\b", re.I)
 _ORD_HINT = lazy(
     r"first|second|third|fourth|(?:fif|six|seven|eigh|nin|ten|eleven|twelf|teen|tie)th\b", re.I
@@ -189,7 +197,7 @@ _RANGE_JOIN = lazy(r"[ \t]{0,3}(?:[-–]|to|till|til|until|through|thru)[ \t]{1,
 _JOINER = lazy(r",?[ \t]{1,3}(?:the[ \t]{1,3})?|,")
 # Every date pattern needs a digit or one of these words (weekdays end in "day").
 _MAYBE = lazy(
-    r"\d|day|week|month|year|tonight|tom+or+ow|tmr|end\s+of|天|first|second|third|"
+    r"\d|day|week|month|year|since|tonight|tom+or+ow|tmr|end\s+of|天|first|second|third|"
     r"fourth|(?:fif|six|seven|eigh|nin|ten|eleven|twelf|teen|tie)th\b|fortnight|"
     r"this (?:morning|afternoon|evening)|last[ \t]{1,3}night|"
     r"(?:next|this|coming|due|by)[ \t]+(?:mon|tue|wed|thu|fri|sat|sun)|"
@@ -454,6 +462,8 @@ def _find_written(
     for m in _END_OF.finditer(text):
         said = m[2] or m[4]
         found.append(DateMatch(m.start(), m.end(), m[0], _end_of(today, m[1], said, prefer)))
+    for m in _SINCE_MONTH.finditer(text) if "since" in text.lower() else ():
+        found.append(DateMatch(m.start(1), m.end(1), m[1], _began(m, today), bool(m[4])))
     if "." in text and _DIGIT_DOT.search(text):  # "02.01.2028", "20.12. until 8.1."
         found.extend(dotted_dates(text, today, prefer, DateMatch))
     if "/" in text:  # "6/30"
@@ -526,6 +536,15 @@ def _find_written(
         # placed "home for Christmas on the 21st" in December), the other date the day
         out = [d for d in out if d not in named]
     return out
+
+
+def _began(m: re.Match[str], today: dt.date) -> dt.date | None:
+    """The first day of the month `_SINCE_MONTH` matched."""
+    month = MONTHS[m[3].lower()]
+    if m[4]:
+        return safe_date(int(m[4]), month, 1)
+    back = (today.month - month) % 12 or (12 if m[2] else 0)  # "since last December" in December
+    return add_months(today.replace(day=1), -back)
 
 
 def _month_before(text: str, at: int, today: dt.date, prefer: Prefer) -> dt.date | None:

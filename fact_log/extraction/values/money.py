@@ -260,6 +260,39 @@ def _bare(text: str) -> list[Amount]:
     return out
 
 
+# A number said without a currency but written as money is: grouped in thousands ("1,150",
+# "2.480,36") or with pence ("15.49", "5,99"). Never a clock time ("at 15.49"), part of a
+# phone number, a date or a longer number, and only with no word after it or one that can
+# follow an amount ("15.49 yesterday", "1,150 a month"): "15.49 km" and "1,200 steps" are no
+# money.
+_AS_MONEY = lazy(
+    r"(?<![\w.,:/+#(-])(?<!\bat\s)(?<!\bat\s\s)"
+    r"(\d{1,3}(?:,\d{3})+(?:\.\d{2})?|\d{1,3}(?:\.\d{3})+(?:,\d{2})?|\d{1,6}[.,]\d{2})"
+    r"(?![\w%'’/-]|[.,:]\d|\s?\d)(?:\s+(?P<word>[A-Za-z]+))?",
+    re.I,
+)
+_AFTER_MONEY = frozenset(vocabulary()["word_sets"]["money_after_bare_amount"])
+
+
+def money_in(text: str, start: int = 0, end: int | None = None) -> list[Amount]:
+    """The amounts text[start:end] says as money: with a currency where one is written, else
+    bare numbers written as money is (`_AS_MONEY`); positions are the text's."""
+    end = len(text) if end is None else end
+    said = [Amount(m.start, m.end, m.amount, m.currency) for m in find_money(text)]
+    said = [a for a in said if start <= a.start and a.end <= end]
+    if said:
+        return said
+    out = []
+    for m in _AS_MONEY.finditer(text, start, end):
+        word = m["word"]
+        if word and word.lower() not in _AFTER_MONEY:
+            continue
+        amount = parse_number(m[1])
+        if amount is not None and amount > 0:
+            out.append(Amount(m.start(1), m.end(1), amount, None))
+    return out
+
+
 def amount_at(text: str, start: int, end: int, *, currency: bool = False) -> list[Amount]:
     """The amount that text[start:end] (a rule's capture) is part of, read whole in its
     sentence: a capture that stops early ("$349" of "$349.99 today", "2" of "2 million")
