@@ -80,11 +80,20 @@ def test_every_row_names_methods_memory_has_and_fields_its_method_takes() -> Non
             assert verbs.verb(alias) is verb
 
 
-def test_memory_and_client_satisfy_the_verbs_protocol_for_a_type_checker(tmp_path: Path) -> None:
+def test_memory_and_client_satisfy_the_verbs_protocol_for_a_type_checker(
+    tmp_path: Path, pytestconfig: pytest.Config
+) -> None:
     # The package installs as `uac` from the repository's root (a package-dir mapping):
-    # the checker finds it through a link of that name.
-    (tmp_path / "path").mkdir()
-    (tmp_path / "path" / "uac").symlink_to(ROOT, target_is_directory=True)
+    # the checker finds it through a link of that name. Link and mypy's incremental cache
+    # live in pytest's cache directory (ignored by git), so a later run re-checks only the
+    # modules whose source changed (and their dependents), as mypy does for any project: a
+    # cold check of the package cost ~13 s of CPU, a warm one ~0.7 s (2026-12-08).
+    kept = pytestconfig.cache.mkdir("mypy-verbs") if pytestconfig.cache else tmp_path
+    link = kept / "path" / "uac"
+    if not link.is_symlink() or link.resolve() != ROOT:
+        link.parent.mkdir(exist_ok=True)
+        link.unlink(missing_ok=True)
+        link.symlink_to(ROOT, target_is_directory=True)
     probe = tmp_path / "probe.py"
     probe.write_text(
         "from uac import Client, Memory\n"
@@ -96,11 +105,18 @@ def test_memory_and_client_satisfy_the_verbs_protocol_for_a_type_checker(tmp_pat
         encoding="utf-8",
     )
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--follow-imports=silent", "--no-incremental", str(probe)],
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--follow-imports=silent",
+            f"--cache-dir={kept / 'cache'}",
+            str(probe),
+        ],
         capture_output=True,
         text=True,
         cwd=tmp_path,
-        env={**os.environ, "MYPYPATH": str(tmp_path / "path")},
+        env={**os.environ, "MYPYPATH": str(link.parent)},
         timeout=600,
     )
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]

@@ -86,10 +86,12 @@ def _end_now(status: int) -> None:
     freed one by one, DuckDB's engine taken down: ~0.12 s CPU after a local `add`): nothing
     of such a command is left to finish but the functions registered to run at exit (the
     sandbox's shutdown, after a query), which run first, as the usual exit runs them. Only
-    when no other thread runs (the usual exit would wait for it); otherwise the usual exit."""
+    when no other non-daemon thread runs (the usual exit would wait for it; it waits for no
+    daemon thread, a stopped server's idle workers); otherwise the usual exit."""
     registered = getattr(atexit, "_ncallbacks", None)  # CPython's exit functions
     run = getattr(atexit, "_run_exitfuncs", None)
-    if registered is None or run is None or threading.active_count() > 1:
+    others = [t for t in threading.enumerate() if t is not threading.current_thread()]
+    if registered is None or run is None or any(not t.daemon for t in others):
         return
     if registered():
         run()
