@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from uac.fact_log.extraction.lazy import compile_kept
 from uac.fact_log.extraction.patterns.text import clause_span
 from uac.fact_log.extraction.slots import Found, parser
 
@@ -74,10 +75,10 @@ _PARSERS = {
     "place": ("venue", "city"),
 }
 _KIND_OF = {p: k for k in ("party", "place") for p in _PARSERS[k]} | {"place": "place"}
-_TOKEN = re.compile(r"[a-z]+|[^\w\s]")
-_NEGATED = re.compile(r"\bnot\s+(?:on\s+)?(?:the\s+)?$", re.I)
-_CLAUSE = re.compile(r"[,;:–—]|\b(?:and|but|because|since|so|then)\b", re.I)
-_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}")
+_TOKEN = compile_kept(r"[a-z]+|[^\w\s]")
+_NEGATED = compile_kept(r"\bnot\s+(?:on\s+)?(?:the\s+)?$", re.I)
+_CLAUSE = compile_kept(r"[,;:–—]|\b(?:and|but|because|since|so|then)\b", re.I)
+_ISO = compile_kept(r"^\d{4}-\d{2}-\d{2}")
 
 
 @dataclass(frozen=True, slots=True)

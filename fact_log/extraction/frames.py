@@ -47,6 +47,7 @@ import numpy as np
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction import encoder
 from uac.fact_log.extraction.candidate import Candidate, Reading
+from uac.fact_log.extraction.lazy import compile_kept
 from uac.fact_log.extraction.patterns.text import guarded, named_subject, sentences, someone_else
 from uac.fact_log.extraction.slots import Found, continuing, offset_from, parser, timed
 from uac.fact_log.extraction.timemodel import named_span
@@ -530,13 +531,13 @@ def key_slot(frame: Frame, catalog: Catalog) -> Slot | None:
 # "metformin, lisinopril and a statin", "penicillin & sulfa", "tetanus plus hep B",
 # "£400 on groceries and £150 on eating out". A negation, another verb or another subject
 # between two values makes them no list ("penicillin but not sulfa").
-_LIST_GAP = re.compile(
+_LIST_GAP = compile_kept(
     r"\s*(?:,\s*(?:(?:and|plus|&)\s+)?|(?:and|plus|&|as well as)\s+|[&+/]\s*)"
     r"(?:(?:my|the|a|an|some|also|to|on|for|with|of)\s+){0,2}",
     re.I,
 )
-_FIRST_WORD = re.compile(r"([^\W\d_]+)\s*(.*)")
-_JOINING_WORD = re.compile(r"\b(?:and|plus)\b|&", re.I)
+_FIRST_WORD = compile_kept(r"([^\W\d_]+)\s*(.*)")
+_JOINING_WORD = compile_kept(r"\b(?:and|plus)\b|&", re.I)
 _ITEM_SLOT_PICKS = ("first", "last")  # slots a list item may have a value of its own for
 
 
@@ -699,7 +700,7 @@ def _order_range(frame: Frame, value: dict[str, Any]) -> None:
 # A plan, a need or a wish said before the frame's values: "I need to sort out my visa for
 # India", "we're thinking of getting travel insurance" state no fact of a frame that is a state
 # (an expiry, an allergy, a payment); frames whose facts are plans (`plans = true`) keep them.
-_INTENT = re.compile(
+_INTENT = compile_kept(
     r"\b(?:need(?:s|ed)? to|have to|has to|got to|gotta|want(?:s|ed)? to|wanna"
     r"|plan(?:s|ned|ning)? to|hop(?:e|es|ing) to|tr(?:y|ying) to|should|must|might|could"
     r"|would|thinking (?:of|about)|consider(?:ing)?|looking (?:into|at|for)"
@@ -715,7 +716,7 @@ _INTENT = re.compile(
 
 # A question asked after a conjunction or a greeting ("and what about yellow fever, is that
 # needed there"): the rules' question form reads the clause's first word only.
-_ASKED = re.compile(
+_ASKED = compile_kept(
     r"^\W*(?:(?:and|so|but|also|oh|ok|okay|hmm+|um+|then|wait)\W+)+"
     r"(?:what|when|where|which|who|why|how|is|are|do|does|did|can|could|should)\b"
     r"|\b(?:is|are)\s+(?:that|it|this|they)\s+(?:needed|necessary|required|ok|okay|safe)\b",
@@ -724,7 +725,7 @@ _ASKED = re.compile(
 # A sentence that corrects a record said before ("actually, make that the 19th", "the
 # dentist moved to Friday", "wait, started yesterday actually"): the record it corrects is
 # the rules' (a correction replaces it); a frame would add a second one.
-_CORRECTS = re.compile(
+_CORRECTS = compile_kept(
     r"^\W*(?:(?:oh|ah|ok|okay|sorry)\W+)?(?:actually|correction|oops|wait|scratch that)\b"
     r"|\bactually\W*$|\b(?:make (?:that|it)|i meant|is actually|now (?:it's|it is)"
     r"|(?:moved|pushed back|pushed|changed|rescheduled|postponed|brought forward)"
@@ -750,7 +751,7 @@ def corrects(sentence: str) -> bool:
     return _CORRECTS.search(sentence) is not None
 
 
-_CLAUSE_BREAK = re.compile(r"[,;:–—]|\b(?:and|but|because|since|so)\b", re.I)
+_CLAUSE_BREAK = compile_kept(r"[,;:–—]|\b(?:and|but|because|since|so)\b", re.I)
 
 
 def _intended(sentence: str, first: int) -> bool:

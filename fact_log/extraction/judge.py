@@ -34,7 +34,6 @@ import datetime as dt
 import functools
 import math
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -45,6 +44,7 @@ import numpy as np
 
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction.candidate import Candidate
+from uac.fact_log.extraction.lazy import compile_kept
 from uac.fact_log.extraction.patterns.text import (
     guarded,
     is_question,
@@ -57,8 +57,8 @@ from uac.fact_log.extraction.slots import parser
 WEIGHTS_FILE = Path(__file__).resolve().parents[1] / "judge_weights.npz"
 _MAX_JUDGED = 64  # candidates judged in one message: a hostile one is bounded (the rest pass)
 _MAX_SENTENCE = 600  # characters of a sentence given to the encoder (as frames.py does)
-_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}")
-_DIGITS = re.compile(r"\d+")
+_ISO = compile_kept(r"^\d{4}-\d{2}-\d{2}")
+_DIGITS = compile_kept(r"\d+")
 # The scalar features, in the order of the weights file's columns (after the path columns)
 SCALARS = (
     "frame",  # a frame's candidate (else a rule's)
