@@ -155,4 +155,5 @@ def test_a_damaged_or_unwritable_cache_compiles_as_re_does(
     blocked = tmp_path / "blocked"
     blocked.write_text("a file where the cache folder would be")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
-    assert compile_kept(source, flags).search("3 nights")["n"] == "3"
+    found = compile_kept(source, flags).search("3 nights")
+    assert found is not None and found["n"] == "3"

@@ -158,7 +158,7 @@ def _program(source: str, flags: int) -> tuple[Any, ...]:
 
 
 def _built(source: str, program: tuple[Any, ...]) -> re.Pattern[str]:
-    import _sre
+    import _sre  # type: ignore[import-not-found]  # the engine `re` itself compiles with
 
     flags, code, groups, names, order = program
     return cast("re.Pattern[str]", _sre.compile(source, flags, code, groups, names, order))
