@@ -31,17 +31,19 @@ def run(mem, verb, subject, given):
 verbs.run = run
 home = sys.argv[1]
 assert main(["--home", home, "init"]) == 0
-assert main(["--home", home, "--json", "add", "alice", "My sister Ana lives in Porto."]) == 0
+assert main(["--home", home, "--json", "add", "alice", sys.argv[2]]) == 0
 print(json.dumps({"during": seen, "after": {
     "gc": gc.isenabled(), "blas": os.environ.get("OPENBLAS_NUM_THREADS"),
     "numpy": "numpy" in sys.modules}}))
 """
 
 
-def _probe(home: Path, **env: str) -> tuple[dict, dict]:
+def _probe(
+    home: Path, message: str = "My sister Ana lives in Porto.", **env: str
+) -> tuple[dict, dict]:
     base = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(home)],
+        [sys.executable, "-c", PROBE, str(home), message],
         env={**base, **env},
         capture_output=True,
         text=True,
@@ -68,3 +70,12 @@ def test_an_add_runs_without_the_collector_and_on_one_blas_thread_then_restores_
     assert [(f["path"], f["value"], f["confidence"]) for f in again["facts"]] == [
         (f["path"], f["value"], f["confidence"]) for f in learned["facts"]
     ]
+
+
+def test_an_add_no_frame_can_read_loads_neither_numpy_nor_the_encoder(tmp_path: Path) -> None:
+    """No window of "I like green tea." says a frame's cue or a time an uncued frame could
+    fill (frames.votes' pre-filter): nothing is encoded, so the process never imports NumPy
+    (encoder_files answers whether the encoder is there); a message that is encoded does."""
+    learned, state = _probe(tmp_path / "a", "I like green tea.")
+    assert learned["facts"] == [] and learned["hints"] == []
+    assert state["after"]["numpy"] is False

@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 
-from uac.fact_log.extraction.lazy import LazyRegex, lazy
+import pytest
+
+from uac.fact_log.extraction.lazy import LazyRegex, compile_kept, lazy
 from uac.fact_log.extraction.patterns.needles import Gated, rule_modules
 
 
@@ -51,6 +54,22 @@ def test_the_time_model_and_value_parsers_hold_no_regex_compiled_at_import() -> 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     count, eager = out.stdout.split(" ", 1)
     assert int(count) >= 8
+    assert eager.strip() == "[]"
+
+
+def test_the_slot_parsers_hold_no_regex_compiled_at_import() -> None:
+    """slots.py's regexes (its module-level ones and those its parser factories build at
+    import) compile at first use: a message whose frames fill no slot compiles none of them."""
+    code = (
+        "import re, uac.fact_log.extraction.slots as s, uac.fact_log.extraction.lazy as l;"
+        "found = [v for v in vars(s).values() if isinstance(v, l.LazyRegex)];"
+        "eager = [n for n, v in vars(s).items() if isinstance(v, re.Pattern)];"
+        "print(len(found), sum('regex' in o.__dict__ for o in found), eager)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    made, compiled, eager = out.stdout.split(" ", 2)
+    assert int(made) >= 40
+    assert int(compiled) == 0
     assert eager.strip() == "[]"
 
 
@@ -104,3 +123,37 @@ def test_threads_that_first_use_one_lazy_regex_together_get_the_compiled_answers
     assert len(got) == 8
     assert all(answers == want for answers in got)
     assert any(w for w in want)  # the text matches some of them: the comparison has content
+
+
+def test_a_kept_program_builds_the_regex_re_compile_builds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every rule's regex: compiled and kept, then built from the kept program, equals
+    `re.compile`'s (a Pattern compares its flags, its source and its whole program)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    lazies = _lazies()
+    for name, regex in lazies:
+        made = compile_kept(regex.pattern, regex._given)
+        again = compile_kept(regex.pattern, regex._given)
+        plain = re.compile(regex.pattern, regex._given)
+        assert made == plain and again == plain, name
+        assert (again.groups, again.groupindex) == (plain.groups, plain.groupindex), name
+    kept = list((tmp_path / "uac" / "regex").iterdir())
+    assert len(kept) == len({(r.pattern, r._given) for _, r in lazies})
+
+
+def test_a_damaged_or_unwritable_cache_compiles_as_re_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    source, flags = r"(?P<n>\d+)\s*(?:nights?|days?)\b", re.I
+    compile_kept(source, flags)
+    (entry,) = (tmp_path / "uac" / "regex").iterdir()
+    for damaged in (b"", entry.read_bytes()[:-3], b"\x00" * 40):
+        entry.write_bytes(damaged)
+        assert compile_kept(source, flags) == re.compile(source, flags)
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache folder would be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    found = compile_kept(source, flags).search("3 nights")
+    assert found is not None and found["n"] == "3"

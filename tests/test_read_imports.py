@@ -123,8 +123,9 @@ RANKING: list[tuple[str, ...]] = [
 # Never the patterns, never anything else.
 SCANNER = {f"{EXTRACTOR}{m}" for m in ("", ".screen", ".safety", ".prefilter", ".lazy")}
 SCANS = [RANKING[1]]
-# What a ranking may load of the package besides: the encoder that embeds the query.
-ENCODER = {EXTRACTOR, f"{EXTRACTOR}.encoder"}
+# What a ranking may load of the package besides: the encoder that embeds the query (and the
+# module that says where its files are).
+ENCODER = {EXTRACTOR, f"{EXTRACTOR}.encoder", f"{EXTRACTOR}.encoder_files"}
 
 _PROBE = """
 import contextlib, io, json, sys

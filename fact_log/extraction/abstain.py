@@ -59,7 +59,7 @@ from typing import Any, Literal
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction import assign
 from uac.fact_log.extraction.candidate import Candidate
-from uac.fact_log.extraction.lazy import lazy
+from uac.fact_log.extraction.lazy import compile_kept, lazy
 from uac.fact_log.extraction.patterns.text import clause_span, sentences, someone_else
 from uac.fact_log.extraction.slots import parser
 from uac.fact_log.extraction.timemodel import MONTHS
@@ -86,12 +86,12 @@ TYPED = frozenset(
         "day_of_month",
     }
 )
-_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}")
-_NUMERIC = re.compile(r"[\d.:T-]+")
-_DAY_MONTH = re.compile(r"(?:0?[1-9]|[12]\d|3[01])[./](?:0?[1-9]|1[0-2])")
+_ISO = compile_kept(r"^\d{4}-\d{2}-\d{2}")
+_NUMERIC = compile_kept(r"[\d.:T-]+")
+_DAY_MONTH = compile_kept(r"(?:0?[1-9]|[12]\d|3[01])[./](?:0?[1-9]|1[0-2])")
 # "my wife and I fly", "in July I go with my wife", "she put me on", "my sister booked us
 # both": the user is a subject or the one the fact is done to
-_USER_TOO = re.compile(r"\b(?:I|we|me|us|myself)\b", re.I)
+_USER_TOO = compile_kept(r"\b(?:I|we|me|us|myself)\b", re.I)
 # a month's name or its short form, as the time model reads them ("sept" too)
 _MONTH = "(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")"
 # Two values offered as alternatives: a number, an ordinal day or a month name, then "or"
@@ -103,8 +103,8 @@ _ALTERNATIVES = lazy(
     re.I,
 )
 _NAMED = lazy(rf"{_MONTH}|\d{{4}}", re.I)  # a month or a year beside alternatives
-_DAY_ONLY = re.compile(r"\d{4}-\d{2}-\d{2}(?:T00:00(?::00)?)?")
-_VALUE_LEAF = re.compile(r"^[\d.-]+$|^\d{4}-\d{2}-\d{2}")
+_DAY_ONLY = compile_kept(r"\d{4}-\d{2}-\d{2}(?:T00:00(?::00)?)?")
+_VALUE_LEAF = compile_kept(r"^[\d.-]+$|^\d{4}-\d{2}-\d{2}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -538,11 +538,11 @@ def refuse(
     return out
 
 
-_CLAUSE_END = re.compile(r"[,;:–—(]|\bbut\b|\n", re.I)
+_CLAUSE_END = compile_kept(r"[,;:–—(]|\bbut\b|\n", re.I)
 # A clause asked by its form: a question word or an auxiliary first ("is it ok to ...", "do I
 # need ..."), or a verb with no subject ("also started melatonin?"); one in a statement's
 # order ("spotify is 19.99 now??") is surprise and is kept
-_ASKED_FORM = re.compile(
+_ASKED_FORM = compile_kept(
     r"^\W*(?:(?:also|and|so|oh|ok|okay|but|then|wait|hmm+|um+)\W+)*"
     r"(?:(?:what|when|where|which|who|whom|whose|why|how|is|are|am|was|were|do|does|did|"
     r"can|could|should|shall|would|may|might|have|has|had|isn't|aren't|don't|doesn't|"
@@ -854,7 +854,7 @@ def _competes(
     return framing.cued(frame, sentence[clause[0] : clause[1]], today)
 
 
-_DIGIT = re.compile(r"\d")
+_DIGIT = compile_kept(r"\d")
 
 
 def _weekday(value: Any) -> int | None:

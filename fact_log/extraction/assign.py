@@ -50,12 +50,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from uac.fact_log.extraction.lazy import compile_kept
 from uac.fact_log.extraction.patterns.text import clause_span
 from uac.fact_log.extraction.slots import Found, parser
+
+if TYPE_CHECKING:  # NumPy loads at the first use of a model
+    import numpy as np
 
 WEIGHTS_FILE = Path(__file__).resolve().parents[1] / "assign_weights.npz"
 # Whether the assignment runs when UAC_ASSIGN is not set (bench/RESULTS.md says why)
@@ -74,12 +76,12 @@ _PARSERS = {
     "place": ("venue", "city"),
 }
 _KIND_OF = {p: k for k in ("party", "place") for p in _PARSERS[k]} | {"place": "place"}
-_TOKEN = re.compile(r"[a-z]+|[^\w\s]")
+_TOKEN = compile_kept(r"[a-z]+|[^\w\s]")
 # a value said as not being the one ("renews 13.12., not 03.12."), searched in the text
 # before it: the guard (abstain.py) reads it too
-NEGATED = re.compile(r"\bnot\s+(?:on\s+)?(?:the\s+)?$", re.I)
-_CLAUSE = re.compile(r"[,;:–—]|\b(?:and|but|because|since|so|then)\b", re.I)
-_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}")
+NEGATED = compile_kept(r"\bnot\s+(?:on\s+)?(?:the\s+)?$", re.I)
+_CLAUSE = compile_kept(r"[,;:–—]|\b(?:and|but|because|since|so|then)\b", re.I)
+_ISO = compile_kept(r"^\d{4}-\d{2}-\d{2}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,6 +305,8 @@ class Weights:
 
     def probability(self, feats: Sequence[tuple[str, ...]]) -> np.ndarray:
         """P(the value is the field's) of each pair's features."""
+        import numpy as np
+
         idx = self.index
         z = np.array(
             [self.bias + sum(float(self.coef[idx[f]]) for f in fs if f in idx) for fs in feats]
@@ -311,6 +315,8 @@ class Weights:
 
     def save(self, path: Path) -> None:
         """Write the weights file (the same bytes for the same weights)."""
+        import numpy as np
+
         with open(path, "wb") as fh:
             np.savez_compressed(
                 fh,
@@ -329,6 +335,8 @@ def _index_of(vocab: tuple[str, ...]) -> dict[str, int]:
 
 def load(path: Path = WEIGHTS_FILE) -> Weights | None:
     """The weights of a file, or None when it is absent or unreadable."""
+    import numpy as np
+
     try:
         with np.load(path, allow_pickle=False) as data:
             return Weights(
@@ -370,6 +378,8 @@ def train(
     features: the features said at least `min_count` times, an L2 penalty on every weight but
     the bias, full-batch Adagrad steps in float64 in a fixed order. No randomness: the same
     rows give the same weights."""
+    import numpy as np
+
     counts: dict[str, int] = {}
     for fs in feats:
         for f in fs:

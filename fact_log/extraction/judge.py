@@ -34,17 +34,15 @@ import datetime as dt
 import functools
 import math
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from uac.fact_log.catalog import Catalog
 from uac.fact_log.extraction.candidate import Candidate
+from uac.fact_log.extraction.lazy import compile_kept
 from uac.fact_log.extraction.patterns.text import (
     guarded,
     is_question,
@@ -54,11 +52,14 @@ from uac.fact_log.extraction.patterns.text import (
 )
 from uac.fact_log.extraction.slots import parser
 
+if TYPE_CHECKING:  # NumPy loads at the first use of a model
+    import numpy as np
+
 WEIGHTS_FILE = Path(__file__).resolve().parents[1] / "judge_weights.npz"
 _MAX_JUDGED = 64  # candidates judged in one message: a hostile one is bounded (the rest pass)
 _MAX_SENTENCE = 600  # characters of a sentence given to the encoder (as frames.py does)
-_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}")
-_DIGITS = re.compile(r"\d+")
+_ISO = compile_kept(r"^\d{4}-\d{2}-\d{2}")
+_DIGITS = compile_kept(r"\d+")
 # The scalar features, in the order of the weights file's columns (after the path columns)
 SCALARS = (
     "frame",  # a frame's candidate (else a rule's)
@@ -109,11 +110,15 @@ class Weights:
 
     def probability(self, x: np.ndarray) -> np.ndarray:
         """P(right) of each row of raw features."""
+        import numpy as np
+
         z = standardised(x, self.mean, self.scale) @ self.coef + self.bias
         return 1.0 / (1.0 + np.exp(-np.clip(z, -30.0, 30.0)))
 
     def save(self, path: Path) -> None:
         """Write the weights file (the same bytes for the same weights)."""
+        import numpy as np
+
         with open(path, "wb") as fh:
             np.savez(
                 fh,
@@ -129,11 +134,15 @@ class Weights:
 
 def standardised(x: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.ndarray:
     """The rows with every column centred and scaled as in training."""
+    import numpy as np
+
     return (x.astype(np.float64) - mean) / scale
 
 
 def load(path: Path = WEIGHTS_FILE) -> Weights | None:
     """The weights of a file, or None when it is absent or written for other features."""
+    import numpy as np
+
     try:
         with np.load(path, allow_pickle=False) as data:
             if tuple(str(s) for s in data["scalars"]) != SCALARS:
@@ -167,6 +176,8 @@ def train(
     """A logistic regression of y (1 right, 0 false) on the raw feature rows x: every column
     standardised, an L2 penalty on every weight but the bias, Newton steps in float64. No
     randomness and a fixed order: the same rows give the same weights."""
+    import numpy as np
+
     x = x.astype(np.float64)
     y = y.astype(np.float64)
     mean = x.mean(axis=0)
@@ -195,10 +206,10 @@ ON_BY_DEFAULT = False
 
 def available() -> bool:
     """Whether the judge runs here: switched on, the encoder and the weights present."""
-    from uac.fact_log.extraction import encoder
+    from uac.fact_log.extraction import encoder_files
 
     switch = os.environ.get("UAC_JUDGE", "1" if ON_BY_DEFAULT else "0")
-    return switch != "0" and encoder.available() and shipped() is not None
+    return switch != "0" and encoder_files.available() and shipped() is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,6 +276,8 @@ def features(
 ) -> tuple[np.ndarray, list[str]]:
     """One row of raw features per candidate (path columns, then SCALARS), and the sentence
     each was read from."""
+    import numpy as np
+
     from uac.fact_log.extraction import encoder, frames
 
     spans = [s for s in sentences(text) if s.text.strip()]

@@ -48,6 +48,7 @@ from uac.fact_log.catalog import Catalog, FieldSpec
 from uac.fact_log.errors import InputError
 from uac.fact_log.extraction.candidate import Candidate, validate
 from uac.fact_log.extraction.evidence import Tier, tokens, verify
+from uac.fact_log.extraction.lazy import compile_kept
 from uac.fact_log.extraction.llm_reply import (
     Proposal,
     Reply,
@@ -73,7 +74,7 @@ _NO_TAGS = str.maketrans({"<": "‹", ">": "›"})  # earlier text cannot open o
 _CHARS_PER_TOKEN = 4  # rough estimate, used only when a server reports no usage
 
 # Code never belongs in a fact value: refuse anything that reads like a program.
-_CODE = re.compile(
+_CODE = compile_kept(
     r"```|<\s*script\b|\b(?:import|from)\s+[A-Za-z_][\w.]{0,60}(?:\s+import\b|\s*$|\s*;)|"
     r"__\w{1,40}__|\b(?:exec|eval|compile|getattr|setattr|open|system|popen)\s*\(|"
     r"\blambda\b[^:\n]{0,40}:|\bdef\s+\w{1,40}\s*\(|\bos\.\w|\bsubprocess\b|"
@@ -348,7 +349,7 @@ def _call(
 
 # -- checking proposals ------------------------------------------------------------------------
 
-_WORD = re.compile(r"\w+")
+_WORD = compile_kept(r"\w+")
 
 
 def _strings(value: Any) -> Iterable[str]:

@@ -41,7 +41,6 @@ the batch, like any other input.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +49,7 @@ from pydantic import ValidationError
 from uac.fact_log.catalog import Catalog, describe_error
 from uac.fact_log.errors import InputError
 from uac.fact_log.extraction.candidate import Candidate
+from uac.fact_log.extraction.lazy import compile_kept
 from uac.fact_log.extraction.safety import SafetyResult
 from uac.fact_log.store import NewRejection
 
@@ -59,11 +59,11 @@ MAX_NOTE_ID = 200
 PREFERENCES = "preferences"
 NOTES = "notes"
 
-_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,99}$")
-_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
-_BULLET = re.compile(r"^[ \t]{0,3}(?:[-*+]|\d{1,3}[.)])[ \t]+")
-_FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
-_TABLE_RULE = re.compile(r"^\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?$")
+_KEY = compile_kept(r"^[A-Za-z_][A-Za-z0-9_.-]{0,99}$")
+_HEADING = compile_kept(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
+_BULLET = compile_kept(r"^[ \t]{0,3}(?:[-*+]|\d{1,3}[.)])[ \t]+")
+_FENCE = compile_kept(r"^[ \t]{0,3}(```|~~~)")
+_TABLE_RULE = compile_kept(r"^\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?$")
 _NULL = frozenset({"", "~", "null", "none", "-"})
 
 

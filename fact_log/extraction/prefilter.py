@@ -12,8 +12,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-_ANY_DIGIT = re.compile(r"\d")
-_ANY_UPPER = re.compile(r"[A-Z]")
+from uac.fact_log.extraction.lazy import compile_kept
+
+_ANY_DIGIT = compile_kept(r"\d")
+_ANY_UPPER = compile_kept(r"[A-Z]")
 # The only non-ASCII characters IGNORECASE matches to ASCII letters ("ı" to "I", "K" to "k"):
 # with one of them in the text, lower-casing cannot rule a folded needle out.
 FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"  # İ ı ſ and the Kelvin sign

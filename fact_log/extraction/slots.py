@@ -84,6 +84,7 @@ from typing import Any, Literal
 
 from dateutil.relativedelta import relativedelta
 
+from uac.fact_log.extraction.lazy import lazy
 from uac.fact_log.extraction.patterns.allergies import REACTION_WORDS
 from uac.fact_log.extraction.patterns.conditions import CONDITIONS, FOR_MY_NAMES
 from uac.fact_log.extraction.patterns.contacts import EMAIL, PHONE
@@ -124,7 +125,7 @@ _NUMBER_WORD_LIST = (
     *("eleven", "twelve"),
 )
 
-_WORD = re.compile(r"[A-Za-zÀ-ÿ][A-Za-zÀ-ÿ'’.-]*")
+_WORD = lazy(r"[A-Za-zÀ-ÿ][A-Za-zÀ-ÿ'’.-]*")
 
 
 # The first and last day the conversation last named with their month (set by the frames
@@ -158,10 +159,8 @@ def dates(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return out
 
 
-_NIGHTS = re.compile(rf"\b(?P<n>\d{{1,2}}|{'|'.join(_NUMBER_WORD_LIST[1:])})[ \t]+nights?\b", re.I)
-_NIGHTS_JOIN = re.compile(
-    r"[ \t]*(?:,|from|starting|checking in|check-?in)?[ \t]*(?:on[ \t]+)?", re.I
-)
+_NIGHTS = lazy(rf"\b(?P<n>\d{{1,2}}|{'|'.join(_NUMBER_WORD_LIST[1:])})[ \t]+nights?\b", re.I)
+_NIGHTS_JOIN = lazy(r"[ \t]*(?:,|from|starting|checking in|check-?in)?[ \t]*(?:on[ \t]+)?", re.I)
 
 
 def _stay_end(text: str, day: Found) -> list[Found]:
@@ -230,7 +229,7 @@ def countries(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
 
 # Travel authorisations named by their scheme, not their country ("my ESTA came through")
 _AUTHORISATION_COUNTRY = {"esta": "US", "nzeta": "NZ", "k-eta": "KR", "keta": "KR"}
-_AUTHORISATION = re.compile(r"\b(?:esta|nzeta|k-?eta)\b", re.I)
+_AUTHORISATION = lazy(r"\b(?:esta|nzeta|k-?eta)\b", re.I)
 
 
 def visa_countries(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
@@ -242,7 +241,7 @@ def visa_countries(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return sorted(out, key=lambda f: f.start)
 
 
-_VISA_KIND = re.compile(
+_VISA_KIND = lazy(
     r"\b(?:esta|nzeta|k-?eta|eta|e-?visa|evisa|schengen|working holiday|tourist|business|work"
     r"|student|transit|visitor|residence|b1/b2|b-?1|b-?2|h-?1b|f-?1|j-?1)\b",
     re.I,
@@ -285,7 +284,7 @@ def _allergen_names() -> re.Pattern[str]:
         if len(name) > 2
     }
     words = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    return re.compile(rf"\b(?:{words})\b", re.I)
+    return lazy(rf"\b(?:{words})\b", re.I)
 
 
 def substances(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
@@ -298,7 +297,7 @@ def substances(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return sorted(out, key=lambda f: f.start)
 
 
-_KG = re.compile(
+_KG = lazy(
     r"(?P<n>\d{2,3}(?:[.,]\d{1,2})?)\s?(?P<u>kg|kgs|kilos?|kilograms?|lbs?|pounds|st|stone)\b"
     r"(?:\s?(?P<lb>\d{1,2})\s?(?:lbs?|pounds))?",
     re.I,
@@ -332,7 +331,7 @@ def weights(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return out
 
 
-_DOSE = re.compile(
+_DOSE = lazy(
     r"\b\d+(?:[.,]\d+)?\s?(?:mg|mcg|µg|g|ml|iu|units?)\b"
     r"(?:\s(?:once|twice|three times|four times|\d\s?x|every \w+)(?:\s(?:a|per)\s(?:day|week))?"
     r"|\s(?:daily|a day|at night|in the morning))?",
@@ -342,7 +341,7 @@ _DOSE = re.compile(
 
 # A bare strength said right after a drug's name ("ibuprofen 400", "sertraline 100."): the
 # number alone, not a count, a duration, a year or a part of something else.
-_BARE_STRENGTH = re.compile(
+_BARE_STRENGTH = lazy(
     r"\s+(?P<n>\d{1,4}(?:[.,]\d{1,2})?)(?![\d.,]?\d|\s?(?:%|x\b|[-/:])"
     r"|\s(?:times?|tablets?|tabs?|pills?|caps(?:ules)?|drops?|puffs?|days?|weeks?|months?|years?"
     r"|hours?|hrs?|left|boxes?|packs?|more|of)\b)",
@@ -364,7 +363,7 @@ def doses(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
 
 
 _NUMBER_WORDS = {w: i for i, w in enumerate(_NUMBER_WORD_LIST)}
-_COUNT = re.compile(r"\b(?:\d{1,2}|" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
+_COUNT = lazy(r"\b(?:\d{1,2}|" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
 
 
 def counts(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
@@ -378,7 +377,7 @@ def counts(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
 
 # Where one clause of a sentence ends: a comma, semicolon, dash or sentence stop followed by
 # a space, or a line break ("10.15" and "4.15" are times, not stops)
-_CLAUSE_END = re.compile(r"[,;!?]\s|\.\s|\n|\s[-–—]\s")
+_CLAUSE_END = lazy(r"[,;!?]\s|\.\s|\n|\s[-–—]\s")
 
 
 def _clause(text: str, start: int, end: int) -> str:
@@ -459,7 +458,7 @@ def money(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
 # An amount said without its currency, where the words around it say it is paid: after a
 # payment word ("paid 899", "spent 38 ... and 120"), or written as money is ("17.99",
 # "1,450"); never a number with a unit or a clock time after it.
-_PAID = re.compile(
+_PAID = lazy(
     r"(?:\b(?:paid|pay|pays|paying|spent|spend|spending|cost|costs|costing|charged|for"
     r"|and|back)\s+(?:about\s+|around\s+|roughly\s+|only\s+|just\s+|another\s+)?"
     r"(?P<n>\d{1,3}(?:,\d{3})+|\d{1,6})(?:\.(?P<c>\d{2}))?"
@@ -472,10 +471,10 @@ _PAID = re.compile(
     r"|x\b|tablets?\b|pills?\b|doses?\b|steps?\b|percent\b|-))",
     re.I,
 )
-_YEAR = re.compile(r"(?:19|20)\d\d")
+_YEAR = lazy(r"(?:19|20)\d\d")
 # An amount said with a multiplier and no currency: "limit 15k", "SIP of 10k", "capped at 1
 # lakh", "2 million" (never "a 10k run", "5k steps")
-_MULTIPLIED = re.compile(
+_MULTIPLIED = lazy(
     r"(?<![\w.,:/'’@-])(?P<n>\d{1,3}(?:[.,]\d{1,2})?)(?P<k>" + MONEY_MULTIPLIER + r")"
     r"(?![\w.,:/'’]\d|\s*(?:steps?|runs?|races?|km|kms|miles?|metres?|meters?|followers?|views?"
     r"|subscribers?|users?|people|words?|likes?|fans?|miles|rpm|mah|mb|gb|tb|lines?)\b)",
@@ -484,19 +483,19 @@ _MULTIPLIED = re.compile(
 # An amount said with a currency word several countries use ("640 kr", "kr 189.400", "22,000
 # pesos"): the amount without a currency
 _UNNAMED_WORDS = "|".join(vocabulary()["word_sets"]["money_unnamed_currency_words"])
-_UNNAMED = re.compile(
+_UNNAMED = lazy(
     rf"(?<![\w.,:/'’@-])(?:(?:{_UNNAMED_WORDS})\.?[ \t]?(?P<a>" + MONEY_NUMBER + r")(?![\d.,]?\d)"
     r"|(?P<b>" + MONEY_NUMBER + rf")[ \t]?(?:{_UNNAMED_WORDS})\b)",
     re.I,
 )
 # An amount said in words up to three words after a payment word: "paid the truck loan three
 # thousand four hundred and fifty", "i send twenty thousand every month"
-_SPOKEN = re.compile(
+_SPOKEN = lazy(
     r"(?<![\w-])(?P<n>" + SPOKEN_AMOUNT + r")\b(?![ \t]+(?:min(?:ute)?s?|hours?|hrs?|days?|nights?"
     r"|weeks?|months?|years?|times?|people|persons?|kg|km|miles?|percent)\b)",
     re.I,
 )
-_PAY_BEFORE = re.compile(
+_PAY_BEFORE = lazy(
     r"\b(?:paid|pay|pays|paying|spent|spend|cost|costs|send|sends|sent|transferred|transfer)"
     r"(?:[ \t]+[\w'’]+){0,3}[ \t]+$",
     re.I,
@@ -507,7 +506,7 @@ _PAY_STEMS = ("paid", "pay", "spen", "cost", "sen", "transf")
 # An amount said without its currency as a rate per period: "182 a month", "29/month",
 # "612,50 per month", "10k every month", "1 lakh a year" (the number parsed as money is:
 # grouped thousands, a decimal comma, a multiplier)
-_PER_PERIOD = re.compile(
+_PER_PERIOD = lazy(
     r"(?<![\w.,:/'’@-])(?<!\bat\s)(?P<n>" + MONEY_NUMBER + r")(?P<k>" + MONEY_MULTIPLIER + r")?"
     r"(?![\w.,:/'’]\d)(?=[ \t]{0,2}(?:/[ \t]?(?:week|wk|month|mo|year|yr)\b"
     r"|(?:a|per|each|every)[ \t]+(?:week|month|quarter|year)\b"
@@ -573,7 +572,7 @@ def _unnamed(text: str) -> list[Found]:
 
 # A bare number said as a limit or a rate per period: "under 150", "no more than 300",
 # "limit is 1.500", "400/month", "250 a month" (never a clock time, a year or a unit)
-_LIMIT = re.compile(
+_LIMIT = lazy(
     r"\b(?:under|below|than|max(?:imum)?|at\s+most|up\s+to|limit\s+(?:is|of)|is|at)\s+"
     r"(?P<a>\d{1,3}(?:[,.'’]\d{3})+|\d{2,7})(?![\d:.,]\d|\s*(?:%|am|pm|km|kg|mg|h\b|hours?|days?"
     r"|weeks?|months?|years?|times?|people|nights?))"
@@ -611,7 +610,7 @@ def labelled(table: list[tuple[str, str]], *, word_end: bool = False) -> Parser:
     end = r"\b" if word_end else ""
     # a word starts at a word boundary; "/month" may follow a symbol ("600 €/month")
     start = r"(?:\b|(?=/))"
-    pattern = re.compile("|".join(f"(?P<{k}>{start}(?:{v}){end})" for k, v in table), re.I)
+    pattern = lazy("|".join(f"(?P<{k}>{start}(?:{v}){end})" for k, v in table), re.I)
 
     def parse(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
         return [
@@ -634,7 +633,7 @@ periods = labelled(_PERIODS)
 
 
 # Words that open a sentence without saying what it is about ("so I have a ...")
-_LEAD = re.compile(
+_LEAD = lazy(
     r"^(?:(?:so|and|also|oh|ok|okay|well|um+|uh+|btw|just|reminder|note|fyi|plus|then|"
     r"i|we|i've|we've|i'm|we're|there's|there|is|are|have|has|got|gotta|need|to|will|"
     r"i'll|we'll|must|should|booked|scheduled|set|up|my|our|the|a|an|its|it's|that|this)"
@@ -642,7 +641,7 @@ _LEAD = re.compile(
     re.I,
 )
 # Where the topic phrase stops: a verb of being, a preposition of time or place, punctuation
-_TOPIC_END = re.compile(
+_TOPIC_END = lazy(
     r"\s(?:is|are|was|were|will|on|at|in|from|for|this|next|tomorrow|today|tonight|by|"
     r"due|starts?|begins?|until|till|before|after|every|each|with|which|that|has|have|"
     r"\d)\b|[,.;:!?()–—]",
@@ -670,7 +669,7 @@ def topics(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return [Found(phrase, at, at + len(phrase))]
 
 
-_NAME = re.compile(
+_NAME = lazy(
     r"\b(?:at|from|to|with|for|on|via)\s+(?P<n>(?:[A-Z][\w&'’.-]*|[A-Z]{2,})(?:\s+[A-Z][\w&'’.-]*){0,3})"
 )
 
@@ -680,7 +679,7 @@ def names(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return _proper_names(_NAME, text, places=False)
 
 
-_OPENING_NAME = re.compile(r"^[\W\d_]*(?P<n>[A-Z][\w+&'’-]*(?:\s+[A-Z][\w+&'’-]*){0,2})")
+_OPENING_NAME = lazy(r"^[\W\d_]*(?P<n>[A-Z][\w+&'’-]*(?:\s+[A-Z][\w+&'’-]*){0,2})")
 
 
 def services(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
@@ -709,7 +708,7 @@ _RELATIONS = "|".join(
     sorted(vocabulary()["ordered_lists"]["relation_words"], key=len, reverse=True)
 )
 _NAME_WORD = r"[A-Z][a-zà-ÿ'’-]+(?:[A-Z][a-zà-ÿ'’-]+)?"  # "Ann", "McAllister"
-_PERSON = re.compile(
+_PERSON = lazy(
     # "my", and as it is said in dialect ("mi sister Marcia", "me brother", "mih niece"); a
     # relation opening a clause or after "with" needs none ("Daughter Sigrún", "with bestie Dinda")
     r"(?:\b(?i:my|our|mi|me|mih)\s+|(?:^|(?<=[.!?:;,(\n])|\b(?i:with))[ \t]*)"
@@ -719,12 +718,12 @@ _PERSON = re.compile(
     rf"|(?P<n2>{_NAME_WORD}(?:\s+{_NAME_WORD})?)\s*,\s*(?i:my|our)\s+"
     rf"(?P<r2>(?i:{_RELATIONS}))\b"
 )
-_IS_RELATION = re.compile(rf"(?i:{_RELATIONS})")
+_IS_RELATION = lazy(rf"(?i:{_RELATIONS})")
 
 
 # A title before a name: the name without it ("Dr. Alvarez", "Mrs Fiona McAllister"), and the
 # relation said right before, when one is ("landlord Mr Adeyemi", "my dentist is Dr Okafor")
-_TITLED = re.compile(
+_TITLED = lazy(
     rf"(?:\b(?P<r>(?i:{_RELATIONS}))(?:\s+(?i:is|=|:))?\s+)?"
     r"\b(?:Dr|Mr|Mrs|Ms|Miss|Prof|Capt|Sgt|Rev|Fr)\.?\s+"
     rf"(?P<n>{_NAME_WORD}(?:\s+{_NAME_WORD})?)"
@@ -765,7 +764,7 @@ def _titled(text: str) -> tuple[list[Found], set[int]]:
     return out, starts
 
 
-_VENUE = re.compile(
+_VENUE = lazy(
     r"\b(?:at|in)\s+(?:the\s+)?(?P<n>[A-Z][\w&'’.-]*(?:\s+(?:[A-Z][\w&'’.-]*|de|da|do|la|le|"
     r"of|on|clinic|hospital|centre|center|hall|school|church|office|surgery|workshop|garage|"
     r"restaurant|cafe|café|hotel|stadium|park|gym|library)){0,4})"
@@ -785,7 +784,7 @@ def venues(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return [Found(where, at, at + len(where))] if where and at >= 0 else []
 
 
-_PROVIDER = re.compile(
+_PROVIDER = lazy(
     r"(?:\b(?:with|from|by|through|via|is|are|:)\s+|:\s*)"
     r"(?P<n>[A-Z][\w&'’.-]*(?:\s+[A-Z][\w&'’.-]*){0,3})"
 )
@@ -824,7 +823,7 @@ _REPEATS = [
 repeats = labelled(_REPEATS)
 
 
-_REACTION = re.compile(
+_REACTION = lazy(
     r"\((?P<p>[^()]{3,40})\)|\b(?:gives?|gave|makes?|made|brings?|brought|causes?|caused|"
     r"breaks?|broke|puts?|put)\s+me\s+(?:out\s+in\s+|into\s+)?(?P<g>[^,.;!?]{3,40})"
     r"|\b(?:I|i)\s+(?:get|got|come out in|came out in|break out in|broke out in)\s+"
@@ -849,7 +848,7 @@ def reactions(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return sorted(out, key=lambda f: f.start)
 
 
-_REACTION_WORD = re.compile(rf"\b(?:{REACTION_WORDS})\b", re.I)
+_REACTION_WORD = lazy(rf"\b(?:{REACTION_WORDS})\b", re.I)
 
 
 _PURPOSES = [
@@ -878,9 +877,7 @@ def _phrase_pattern(words: Iterable[str], extra: str = "") -> re.Pattern[str]:
         r"\s+".join(re.escape(part) for part in w.split())
         for w in sorted({w.lower() for w in words if len(w) > 2}, key=len, reverse=True)
     ]
-    return re.compile(
-        r"(?<![\w-])(?:" + "|".join(alts + [extra] * bool(extra)) + r")(?![\w-])", re.I
-    )
+    return lazy(r"(?<![\w-])(?:" + "|".join(alts + [extra] * bool(extra)) + r")(?![\w-])", re.I)
 
 
 def _phrases(pattern: re.Pattern[str], text: str) -> list[Found]:
@@ -949,7 +946,7 @@ def intake_kinds(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
 
 
 _UNIT = {"day": "days", "week": "weeks", "fortnight": "weeks", "month": "months", "year": "years"}
-_TERM = re.compile(
+_TERM = lazy(
     r"\b(?P<n>\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
     r"|fourteen|twenty|thirty|sixty|ninety)[\s-](?P<u>days?|weeks?|fortnights?|months?|years?|yrs?)"
     r"\b",
@@ -991,7 +988,7 @@ _ORDINAL_WORDS = {
     "twentieth": 20,
     "last": 31,
 }
-_DAY_OF_MONTH = re.compile(
+_DAY_OF_MONTH = lazy(
     r"\b(?:on|by|every|each)\s+(?:the\s+)?(?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?!\s*(?:[-–/.:]\d"
     r"|%|am|pm|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))"
     r"|\b(?:on\s+)?the\s+(?P<w>" + "|".join(_ORDINAL_WORDS) + r"|\d{1,2}(?:st|nd|rd|th))\s+"
@@ -1047,8 +1044,8 @@ def _account_kinds() -> Parser:
 
 # A card with a credit limit, or one of the card brands that are credit cards, is a credit
 # card ("my Amex has a £7,500 limit", "My Rakuten card limit is 500,000 yen")
-_CREDIT_CARD = re.compile(r"\b(?:amex|american express|barclaycard|card)\b", re.I)
-_DEBIT = re.compile(r"\bdebit\b", re.I)
+_CREDIT_CARD = lazy(r"\b(?:amex|american express|barclaycard|card)\b", re.I)
+_DEBIT = lazy(r"\bdebit\b", re.I)
 
 
 def account_kinds(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
@@ -1064,7 +1061,7 @@ def account_kinds(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return []
 
 
-_BANK = re.compile(
+_BANK = lazy(
     r"(?P<n>(?-i:[A-Z][\w&'’.-]*|[A-Z]{2,}))(?=\s+(?:current\s+|savings\s+|joint\s+|credit\s+"
     r"|debit\s+|business\s+)?(?:account|acct|card|overdraft|debit\s+card|credit\s+card)\b)"
     r"|\b(?i:with|at|from|on|of|my|the|is)\s+(?P<m>(?-i:[A-Z][\w&'’.-]*|[A-Z]{2,}))"
@@ -1105,7 +1102,7 @@ def _category_words() -> re.Pattern[str]:
     return _phrase_pattern(w.strip() for w in _spending_index()[0])
 
 
-_CATEGORY_BEFORE = re.compile(r"(?P<c>\b[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)\s+(?i:budget)\b")
+_CATEGORY_BEFORE = lazy(r"(?P<c>\b[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)\s+(?i:budget)\b")
 
 
 @functools.cache
@@ -1113,7 +1110,7 @@ def _category_junk() -> frozenset[str]:
     return frozenset(vocabulary()["word_sets"]["budgets_category_junk"])
 
 
-_CATEGORY_AFTER = re.compile(r"\b(?:on|for)\s+(?:the\s+)?(?P<c>[a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)")
+_CATEGORY_AFTER = lazy(r"\b(?:on|for)\s+(?:the\s+)?(?P<c>[a-z][a-z-]+(?:\s+[a-z][a-z-]+)?)")
 
 
 def categories(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
@@ -1166,7 +1163,7 @@ booking_kinds = labelled(
 )
 
 
-_CODE = re.compile(
+_CODE = lazy(
     r"\b(?:number|no\.?|nr\.?|ref(?:erence)?|confirmation|conf|code|booking|reg(?:istration)?"
     r"|plate|pnr)\b(?:\s+(?:is|was|number|no\.?|code))?\s*[:#]?\s*"
     r"(?P<c>(?-i:[A-Z0-9]{2,4}\s[A-Z0-9]{3}(?![\w-])|[A-Z0-9][A-Z0-9-]{4,13}(?<!-)))",
@@ -1195,7 +1192,7 @@ def cities(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     ]
 
 
-_FULL_NAME = re.compile(
+_FULL_NAME = lazy(
     r"(?<![\w-])(?P<n>(?:[A-Z][a-zà-ÿıİğşç'’-]+|[A-Z][A-Z'’-]+)(?:\s+(?:[A-Z][a-zà-ÿıİğşç'’-]+"
     r"|[A-Z][A-Z'’-]+|[A-Z]\.?)){1,3})(?![\w-])"
 )
@@ -1245,7 +1242,7 @@ def vehicle_makes(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
 # The word after a make that names its model: a capitalised word or a code ("Kenworth T610",
 # "Nissan NP300", "Peterbilt 579", "BMW 320d"), in lower case after a make written so ("mazda
 # demio"); never a year, a count or an everyday word ("my Honda is", "Toyota from 2014")
-_MODEL_AFTER = re.compile(r"[ \t]+(?P<m>[A-Za-z][\w-]{1,15}|\d{2,4}[a-zA-Z]{0,2})\b(?![.,]\d)")
+_MODEL_AFTER = lazy(r"[ \t]+(?P<m>[A-Za-z][\w-]{1,15}|\d{2,4}[a-zA-Z]{0,2})\b(?![.,]\d)")
 _NOT_MODELS = frozenset(
     (
         "car",
@@ -1290,7 +1287,7 @@ def _after_make(text: str) -> list[Found]:
     return out
 
 
-_STOP = re.compile(
+_STOP = lazy(
     r"(?i:is|was|has|had|in|on|at|from|for|of|and|or|with|to|the|a|an|my|our|its|it|that|this|"
     r"which|who|now|but|so|next|last|new|old|got|gets|needs?|went|goes|just|also|again|too)"
 )
@@ -1307,7 +1304,7 @@ def vehicles(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return vehicle_models(text, today, prefer) or _phrases(_vehicle_words()[0], text)
 
 
-_MODEL_YEAR = re.compile(r"(?<![\w/.,:-])(?:19[6-9]\d|20[0-4]\d)(?![\w/:-]|[.,]\d|\s*[-–]\s*\d)")
+_MODEL_YEAR = lazy(r"(?<![\w/.,:-])(?:19[6-9]\d|20[0-4]\d)(?![\w/:-]|[.,]\d|\s*[-–]\s*\d)")
 
 
 def model_years(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
@@ -1320,7 +1317,7 @@ def model_years(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     ]
 
 
-_DISTANCE = re.compile(
+_DISTANCE = lazy(
     r"(?P<n>\d{1,3}(?:[,.\s]\d{3})+|\d{4,7})(?P<k>k)?\s*(?P<u>km\b|kms\b|k's|ks\b|kilomet\w*"
     r"|miles?\b|mi\b|on\s+the\s+clock|hours\b)?",
     re.I,
@@ -1350,7 +1347,7 @@ def distances(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return out
 
 
-_RATE = re.compile(r"(?<![\w.])\d{1,2}(?:[.,]\d{1,2})?\s?%")
+_RATE = lazy(r"(?<![\w.])\d{1,2}(?:[.,]\d{1,2})?\s?%")
 
 
 def rates(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
@@ -1366,7 +1363,7 @@ _ITEM_WORD = r"[A-Za-z][\w'&.-]*"
 _ITEM_STOP = frozenset(
     {"it", "this", "that", "they", "them", "one", "stuff", "thing", "things", "something"}
 )
-_ITEM = re.compile(
+_ITEM = lazy(
     # "The laptop has a two-year warranty", "The Uniqlo jacket can be returned"
     r"(?:^|[,;:]\s*|\band\s+)(?i:the|my|our|this|that)\s+(?P<s>(?:"
     + _ITEM_WORD
@@ -1395,12 +1392,12 @@ def items(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return out
 
 
-_PAYEE_TO = re.compile(
+_PAYEE_TO = lazy(
     # "a standing order to Mum", "rent to DUWO is 612,50 per month"
     r"\b(?i:standing\s+order|payment|transfer|rent|money)\s+(?:of\s+\S+\s+)?(?i:to)\s+"
     r"(?:(?i:my|our|the)\s+)?(?P<n>[A-Za-z][\w'&-]*(?:\s+[A-Z][\w'&-]*)?)"
 )
-_PAYEE_BEFORE = re.compile(
+_PAYEE_BEFORE = lazy(
     # "the gym direct debit", "council tax DD", "rent standing order", "my phone bill is"
     r"(?P<n>(?:[A-Za-z][\w'&-]*\s+)?[A-Za-z][\w'&-]*)\s+(?=(?i:direct\s+debit|(?-i:DD)"
     r"|standing\s+order|bill|subscription|instal?ments?)\b)"
@@ -1467,7 +1464,7 @@ def payees(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return sorted(out, key=lambda f: f.start)
 
 
-_NAMED_BEFORE = re.compile(r"(?P<n>[A-Z][\w&'-]*)\s+$")
+_NAMED_BEFORE = lazy(r"(?P<n>[A-Z][\w&'-]*)\s+$")
 
 
 _BESIDE = 25  # characters between a value and the word it must be said beside
@@ -1492,13 +1489,13 @@ def phones(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
     return out
 
 
-_ISO_DAY = re.compile(r"\d{4}-\d{1,2}-\d{1,2}")
+_ISO_DAY = lazy(r"\d{4}-\d{1,2}-\d{1,2}")
 
 
 def beside(kind: Parser, words: tuple[str, ...]) -> Parser:
     """The values of a parser said within a few words of one of `words` (either side), the
     nearest first ("2 year guarantee and 35 days to return": the guarantee's is 2 years)."""
-    pattern = re.compile("|".join(re.escape(w) for w in words), re.I)
+    pattern = lazy("|".join(re.escape(w) for w in words), re.I)
 
     def parse(text: str, today: dt.date, prefer: Prefer) -> list[Found]:
         marks = [(m.start(), m.end()) for m in pattern.finditer(text)]

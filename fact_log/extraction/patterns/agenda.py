@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
-from uac.fact_log.extraction.lazy import lazy
+from uac.fact_log.extraction.lazy import compile_kept, lazy
 from uac.fact_log.extraction.patterns.schedule import CLAIMED, DEADLINE
 from uac.fact_log.extraction.patterns.text import (
     THIRD_PARTY,
@@ -227,7 +227,7 @@ _FILED = lazy(r"\b(?:filed|submitted|sent\s+off)\b", re.I)
 
 
 # "I've got 30 days from today to reply", "we have two weeks to send it back": a deadline
-_TIME_TO = re.compile(
+_TIME_TO = compile_kept(
     r"\b(?:i|we)(?:\s+have|'ve\s+got|\s+got|\s+have\s+got)\s+(?P<n>\d{1,3}|[a-z]+)\s+"
     r"(?P<unit>day|week|month)s?(?:\s+(?:from\s+(?:today|now)|left))?\s+to\s+"
     r"(?P<goal>[a-z][\w'’ -]{1,40}?)\s*(?:[.,;!]|$)",

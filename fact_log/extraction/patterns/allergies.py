@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from uac.fact_log.extraction.lazy import lazy
+from uac.fact_log.extraction.lazy import compile_kept, lazy
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
     Span,
@@ -21,7 +21,7 @@ from uac.fact_log.extraction.patterns.text import (
 )
 from uac.fact_log.reference import food_data, vocabulary
 
-_ALLERGIC = re.compile(
+_ALLERGIC = compile_kept(
     # "I am, as you know, allergic to codeine": an aside between the subject and the word
     r"(?:\b(?:i(?:'?m|\s+am)(?:,\s+[a-z][a-z ]{1,25},)?|i(?:'ve|\s+have)\s+(?:always\s+)?been|"
     r"i\s+was\s+(?:found|diagnosed|told)"
@@ -56,7 +56,7 @@ _REACTION_WORDS = "|".join(vocabulary()["ordered_lists"]["reaction_words"])
 REACTION_WORDS = _REACTION_WORDS  # the frames' reaction slot reads the same list
 # "shellfish makes my throat swell", "peanuts give me hives", "but prawns make my lips swell
 # up": a substance the reference data knows, then what it does to the user.
-_REACTS = re.compile(
+_REACTS = compile_kept(
     r"(?:^|\bbut\s+|,\s*|\band\s+)(?P<subst>[A-Za-z][\w-]{2,20}(?:\s[a-z][\w-]{2,20})?)\s+"
     r"(?:always\s+|really\s+)?(?:gives?|makes?|brings?|sets?\s+off)\s+(?:me|my\s+[a-z]{3,10})\s+"
     r"(?:come\s+out\s+in\s+|break\s+out\s+in\s+|out\s+in\s+)?(?:an?\s+)?(?P<r>"
@@ -96,7 +96,7 @@ _ALLERGY_HERE = lazy(
     r"(?P<subst>[a-z][a-z-]{2,20})\s+allergy\b(?!\s+(?:is|was)\s+(?:common|rare))",
     re.I,
 )
-_ALLERGY_CJK = re.compile(r"我对(?P<subst>[\u4e00-\u9fff]{1,8})过敏")
+_ALLERGY_CJK = compile_kept(r"我对(?P<subst>[\u4e00-\u9fff]{1,8})过敏")
 _REACTION = lazy(
     r"\b(?:i\s+get|i\s+got|i\s+break\s+out\s+in|gives?\s+me|causes?|makes?\s+me(?:\s+get|\s+break\s+out"
     r"\s+in|\s+come\s+out\s+in)?|i\s+go\s+into|react(?:ion)?\s+(?:is|was|with)|i\s+had|"

@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from uac.fact_log.calendar_words import MONTH_NAMES
-from uac.fact_log.extraction.lazy import lazy
+from uac.fact_log.extraction.lazy import compile_kept, lazy
 from uac.fact_log.extraction.patterns.budgets import BUDGET, PERIOD, another, carry_currency
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.text import (
@@ -443,7 +443,7 @@ def _spent_at(ctx: Ctx, sent: Span, parts: list[Span]) -> bool:
 # A purchase named by its shop and price with no verb for the payment: "switch 2 from best buy
 # 449.99", "Rational iCombi from Nisbets, £9,840 inc vat", "1.099 € in MediaMarkt" (a verb of
 # buying or receiving elsewhere in the sentence for the last form).
-_SHOP_THEN_PRICE = re.compile(
+_SHOP_THEN_PRICE = compile_kept(
     r"\bfrom\s+(?P<m>[A-Za-z][\w'’&.+-]{1,20}(?:\s[A-Za-z][\w'’&.+-]{1,20}){0,2}?)\s*,?\s+"
     r"(?P<amt>[£$€]\s?\d[\d,.]*|\d[\d,.']*\s?(?:[£$€]|[A-Z]{3}\b)|\d[\d,]*\.\d\d)"
     r"(?:\s+(?i:inc|incl|including)\.?\s+(?i:vat|tax|delivery|shipping))?\s*(?=$|[,;.!?])"

@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
-from uac.fact_log.extraction.lazy import lazy
+from uac.fact_log.extraction.lazy import compile_kept, lazy
 from uac.fact_log.extraction.patterns.text import (
     NAME,
     NEGATION,
@@ -52,7 +52,7 @@ _EMAIL = lazy(r"[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,4}")
 # Where people meet, said before the relation ("an old uni friend").
 _HOW = "uni|university|school|college|work|gym|church|football|running|yoga|choir|nct"
 # "my new neighbour today, Aisha Khan", "an old uni friend, Marcus Lee": the name after a comma.
-_APPOSITIVE = re.compile(
+_APPOSITIVE = compile_kept(
     r"\b(?:my|our|an?)\s+(?:(?:new|old|good|close|dear|lovely|best)\s+)?"
     r"(?:(?P<how>" + _HOW + r")\s+)?(?P<rel>" + RELATIONS + r")s?"
     r"(?:\s+(?:today|yesterday|tonight|last\s+night|this\s+morning|earlier))?\s*,\s*"

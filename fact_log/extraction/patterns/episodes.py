@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from uac.fact_log.extraction.lazy import lazy
+from uac.fact_log.extraction.lazy import compile_kept, lazy
 from uac.fact_log.extraction.patterns.text import Ctx, Span
 from uac.fact_log.reference import vocabulary
 
@@ -27,7 +27,7 @@ _FIX_DID = lazy(
     r"\s+(?:fixed\s+it|solved\s+it|did\s+the\s+trick|sorted\s+it(?:\s+out)?|got\s+it\s+working)",
     re.IGNORECASE,
 )
-_TRIED = re.compile(
+_TRIED = compile_kept(
     r"\b(?:i|we)\s+(?:first\s+)?tried\s+(?P<what>[\w'’ ,/-]{3,80}?)"
     r"(?=\s+(?:but|and\s+it|which|then)\b|[.;:!?]|,\s*(?:but|then)\b|$)",
     re.IGNORECASE,

@@ -10,7 +10,7 @@ import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.lazy import lazy
+from uac.fact_log.extraction.lazy import compile_kept, lazy
 from uac.fact_log.extraction.patterns.allergies import (
     DRUG_SUFFIX,
 )
@@ -78,7 +78,7 @@ _DOSE = (
 # me", "he write me"): one list for every rule that reads it
 _GIVE = r"(?:gave|give|gives|wrote|write|writes)"
 
-_MED_START = re.compile(
+_MED_START = compile_kept(
     r"\b(?:started(?:\s+me\s+on|\s+taking)?|starting|began(?:\s+taking)?|"
     r"(?:put|placed|has|have)\s+me\s+(?:back\s+)?on|"
     r"p(?:re|er)scribed?(?:\s+me)?|(?:^|i'?ve\s+|i\s+have\s+)been\s+(?:taking|on)|^(?:now\s+|still\s+)?taking|"

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from uac.fact_log.extraction.candidate import validate
-from uac.fact_log.extraction.lazy import lazy
+from uac.fact_log.extraction.lazy import compile_kept, lazy
 from uac.fact_log.extraction.patterns import travel
 from uac.fact_log.extraction.patterns.text import (
     NAME,
@@ -303,7 +303,7 @@ _ROUTE = lazy(
 
 
 # "Booked Emirates BLR-DXB-CDG for 2nd October, dep 04:05": a route of airport codes
-_CODE_ROUTE = re.compile(
+_CODE_ROUTE = compile_kept(
     r"(?-i:\b(?P<origin>[A-Z]{3})(?:\s?(?:-|–|->|>)\s?[A-Z]{3}){0,2}\s?(?:-|–|->|>)\s?"
     r"(?P<dest>[A-Z]{3})\b)"
 )

@@ -47,7 +47,7 @@ from re import _parser
 from types import ModuleType
 from typing import Any
 
-from uac.fact_log.extraction.lazy import LazyRegex
+from uac.fact_log.extraction.lazy import LazyRegex, compile_kept
 from uac.fact_log.extraction.patterns.text import Guard
 from uac.fact_log.extraction.prefilter import FOLDS_TO_ASCII
 from uac.fact_log.parsed_data import cache_dir
@@ -59,7 +59,7 @@ Req = Any
 _PRODUCT = 64  # an exact piece ("(?:my|our) (?:car|van)") expands to at most this many strings
 _AND = 4  # the most selective parts of a sequence kept (each costs a substring test)
 _UNCASED = frozenset({"Lo", "Sc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "Sm", "So", "Nd"})
-_FOLDS = re.compile(f"[{FOLDS_TO_ASCII}]")
+_FOLDS = compile_kept(f"[{FOLDS_TO_ASCII}]")
 _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
 
 
@@ -298,7 +298,7 @@ def key(regex: re.Pattern[str]) -> str:
 
 
 # A rule that tells regexes apart by identity ("if m.re is _MED_START"): those stay plain.
-_COMPARED = re.compile(r"\.re\s+is\s+(?:not\s+)?([A-Za-z_]\w*)")
+_COMPARED = compile_kept(r"\.re\s+is\s+(?:not\s+)?([A-Za-z_]\w*)")
 
 
 def _regexes(module: ModuleType) -> Iterator[tuple[str, re.Pattern[str]]]:

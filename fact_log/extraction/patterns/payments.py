@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from uac.fact_log.extraction.lazy import lazy
+from uac.fact_log.extraction.lazy import compile_kept, lazy
 from uac.fact_log.extraction.patterns.accounts import ACCOUNT, ACCOUNT_RE, kind_of
 from uac.fact_log.extraction.patterns.text import (
     HYPOTHETICAL,
@@ -290,7 +290,7 @@ _PAYEE_FOR = lazy(
     r"(?P<payee>(?-i:[^\W\dA-Z_])[\w'&-]*(?:\s+[a-z][\w'&-]*){0,2}?)"  # "crèche"
     r"(?=\s+(?:on|from|every|each|monthly|to|by|at)\b|[,.;!]|$)"
 )
-_PAYEE_SUBJECT = re.compile(
+_PAYEE_SUBJECT = compile_kept(
     r"^(?:my\s+|the\s+|our\s+)?(?P<payee>[^\W\d_][^\W\d_ ]*(?:\s[^\W\d_]+){0,3}?)\s+"
     r"(?:of\s+\S+\s+)?(?:goes\s+out|go\s+out|is\s+paid|are\s+paid|gets\s+paid|comes\s+out|takes|"
     # "The crèche will be 620 € per month by prélèvement": what it will cost, and how

@@ -6,7 +6,7 @@ import datetime as dt
 import re
 from typing import Any
 
-from uac.fact_log.extraction.lazy import lazy
+from uac.fact_log.extraction.lazy import compile_kept, lazy
 from uac.fact_log.extraction.patterns.discourse import Mention, freeze
 from uac.fact_log.extraction.patterns.text import (
     Ctx,
@@ -28,7 +28,7 @@ MODEL_MAKES: dict[str, str] = vocabulary()["vehicle_models"]
 
 _MAKE_RE = "|".join(sorted((re.escape(k) for k in MAKES), key=len, reverse=True))
 _MODEL_RE = "|".join(sorted((re.escape(k) for k in MODEL_MAKES), key=len, reverse=True))
-_VEHICLE = re.compile(
+_VEHICLE = compile_kept(
     r"\b(?:i(?:\s+just)?\s+(?:drive|own|have|bought|got|lease|leased|picked\s+up|ride)|"
     r"^(?:just\s+)?(?:bought|picked\s+up|leased)|"
     r"i've\s+(?:just\s+)?(?:got|bought)|we\s+(?:drive|own|have|bought|got)|"
@@ -401,7 +401,7 @@ _NEXT_DUE = lazy(
 
 
 # "took the Octavia in for a service", "dropped the car in for its MOT": a service done
-_TOOK_IN = re.compile(
+_TOOK_IN = compile_kept(
     r"\b(?:took|dropped|put|had|brought)\s+(?:off\s+)?(?:the|my|our)\s+(?P<what>[\w-]{2,20})\s+"
     r"(?:in\s+|off\s+)?for\s+(?:a|an|its|the|her|his)?\s*(?:full\s+|annual\s+|yearly\s+|"
     r"major\s+|minor\s+)?(?:service|mot|repair|oil\s+change|inspection)\b",

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from uac.fact_log.extraction.lazy import lazy
+from uac.fact_log.extraction.lazy import compile_kept, lazy
 
 Prefer = Literal["future", "past"]
 
@@ -234,7 +234,7 @@ def _day_said(
 # "check-in 2.02", "until 31.07", "from 19.12 to 2.01", "Gdańsk 2.02 at 6:05": a day and a
 # two-digit month with no closing dot, read as a date only after a day's word (a price
 # "19.12" has none) or before a clock time; never beside a currency or before "am"/"h"
-_DOTTED_BARE = re.compile(
+_DOTTED_BARE = compile_kept(
     r"(?<![\d.,€$£])(\d{1,2})\.(0[1-9]|1[0-2])(?![\d.,]?\d|\.\d)"
     r"(?![ \t]*(?:€|\$|£|zł|zl|pln|eur|euros?|usd|gbp|chf|am|pm|h\b|hrs|o'clock|%))",
     re.I,
