@@ -628,6 +628,13 @@ def tour_dialogue(out: Callable[[str], None]) -> None:
 
 FRAMED = ("Just picked up my renewed passport today.", "New expiry is March 5, 2035.")
 OFFERED = "The dentist moved my appointment, it's now on the 14th or 15th."
+# Values in free word order, read by the general parsers where the clause's verb says what
+# they are: an amount with no currency, an amount after a colon, "since" a month
+FREE_ORDER = (
+    "Netflix charged me 15.49 yesterday.",
+    "Got paid today: 2,340 euros.",
+    "I've been on sertraline since January.",
+)
 
 
 def _frames(mem: Memory, out: Callable[[str], None]) -> None:
@@ -644,6 +651,11 @@ def _frames(mem: Memory, out: Callable[[str], None]) -> None:
     out(f"     '{OFFERED}'  ->  {said}")
     for hint in learned.hints:
         out(f"     hint: {hint['hint']}")
+    out("   Values in free word order, read where the clause's verb says what they are:")
+    for i, line in enumerate(FREE_ORDER):
+        learned = mem.add("kim", line, at=at + dt.timedelta(hours=2, minutes=i), session_id="kim-3")
+        said = ", ".join(f"{f.path} = {f.value}" for f in learned.facts) or "nothing learned"
+        out(f"     '{line}'  ->  {said}")
 
 
 def _contradictions(
