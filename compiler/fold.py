@@ -505,9 +505,10 @@ def _ending_target(
             for k in keys
         ):
             continue
-        said = {k: str(merged.get(k, "")).casefold() for k in wanted}
-        exact = all(said[k] == v for k, v in wanted.items())
-        # "we stopped the yoga" ends "Yoga class": every word of the ending names the record.
+        said = {k: str(merged.get(k, "")) for k in wanted}
+        exact = all(said[k].casefold() == v for k, v in wanted.items())
+        # "we stopped the yoga" ends "Yoga class", "my gym membership" ends "PureGym": every
+        # word of the ending names the record (a word of its name, or a part of a CamelCase one)
         if merged and (exact or all(_words(v) <= _words(said[k]) for k, v in wanted.items())):
             when = max(
                 (str(v) for k, v in merged.items() if _is_dated(fields, k)),
@@ -526,7 +527,18 @@ def _is_dated(fields: dict[str, Any], name: str) -> bool:
 
 
 def _words(text: str) -> frozenset[str]:
-    return frozenset(re.findall(r"\w+", text))
+    """The casefolded words of a name, and the parts of a word written in CamelCase, as brand
+    names glue words ("PureGym": puregym, pure, gym); a word inside another is no part."""
+    out = set()
+    for word in re.findall(r"\w+", text):
+        out.add(word.casefold())
+        parts = _CAMEL.findall(word)
+        if len(parts) > 1 and "".join(parts) == word:
+            out.update(p.casefold() for p in parts)
+    return frozenset(out)
+
+
+_CAMEL = re.compile(r"[A-Z][a-z]+|[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
 def _type_record(

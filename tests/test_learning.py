@@ -81,6 +81,20 @@ def test_an_ending_that_could_mean_several_records_ends_none_and_says_so(mem: Me
     assert kinds == ["ambiguous_ending"]
 
 
+def test_a_cancellation_ends_the_plan_its_noun_names_as_part_of_a_brand(mem: Memory) -> None:
+    # "gym" is a part of "PureGym" (words glued in CamelCase), never a word inside another
+    mem.add("maya", "Gym membership at PureGym, £24.99 a month.", at=T0, now=T0, session_id="s1")
+    box = {"name": "Gymbox", "amount": "30", "currency": "GBP", "period": "monthly"}
+    mem.import_records("maya", "subscriptions", [box], now=T0)
+    later = T0 + dt.timedelta(days=14)
+    mem.add("maya", "I cancelled my gym membership today.", at=later, now=later, session_id="s2")
+    mem.compile("maya")
+    subs = {s.name: s for s in mem.checkpoint("maya").user.subscriptions}
+    assert subs["PureGym"].cancelled_on == later.date()
+    assert set(subs) == {"PureGym", "Gymbox"}  # "gym" no record of its own
+    assert subs["Gymbox"].cancelled_on is None
+
+
 def test_an_unmatched_stop_is_reported(mem: Memory) -> None:
     mem.add("maya", "I stopped taking ibuprofen.", now=T0)
     mem.compile("maya")
