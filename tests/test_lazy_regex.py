@@ -157,3 +157,41 @@ def test_a_damaged_or_unwritable_cache_compiles_as_re_does(
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
     found = compile_kept(source, flags).search("3 nights")
     assert found is not None and found["n"] == "3"
+
+
+def test_processes_filling_the_regex_cache_at_once_one_killed_leave_only_whole_entries(
+    tmp_path: Path,
+) -> None:
+    """Four processes keep every rule's regex in one empty cache at once, one killed wherever
+    it was: the others build what `re.compile` builds, every entry left is whole and carries
+    its own key, and a later process building from them gets `re.compile`'s regexes."""
+    import hashlib
+    import marshal
+    import os
+
+    code = (
+        "import re, sys; sys.path.insert(0, sys.argv[1]); "
+        "from test_lazy_regex import _lazies; "
+        "from uac.fact_log.extraction.lazy import compile_kept; "
+        "bad = [n for n, r in _lazies() "
+        "if compile_kept(r.pattern, r._given) != re.compile(r.pattern, r._given)]; "
+        "print('differ', len(bad), bad[:3])"
+    )
+    tests = str(Path(__file__).parent)
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    run = [sys.executable, "-c", code, tests]
+    procs = [subprocess.Popen(run, env=env, stdout=subprocess.PIPE, text=True) for _ in range(4)]
+    procs[0].kill()  # wherever it was: before, during or after a write
+    outs = [p.communicate()[0] for p in procs]
+    assert outs[1:] == ["differ 0 []\n"] * 3
+    kept = tmp_path / "uac" / "regex"
+    entries = sorted(kept.glob("*.marshal"))
+    # one per rule regex, and the module-level ones the extractor's import builds
+    assert len(entries) >= len({(r.pattern, r._given) for _, r in _lazies()})
+    for entry in entries:  # whole, and named by the key it carries
+        key, _program = marshal.loads(entry.read_bytes())
+        assert entry.name == f"{key[:32]}.marshal" and len(key) == len(hashlib.sha256().hexdigest())
+    assert all(p.name.endswith(".part") for p in kept.iterdir() if p not in entries)
+    later = subprocess.run(run, env=env, capture_output=True, text=True, check=True)
+    assert later.stdout == "differ 0 []\n"
+    assert sorted(kept.glob("*.marshal")) == entries  # built from the entries, none written
