@@ -75,7 +75,7 @@ def _parsed(path: Path, kind: str, parse: Callable[[str], Any]) -> Any:
         data = marshal.dumps((digest, value))
     except ValueError:  # a value marshal cannot hold (a TOML date): parsed each time
         return value
-    _store(entry, data)
+    store_whole(entry, data)
     return value
 
 
@@ -86,8 +86,9 @@ def _shipped(path: Path) -> bool:
         return False
 
 
-def _store(entry: Path, data: bytes) -> None:
-    """Write one entry whole (a file of this process and thread, renamed into place)."""
+def store_whole(entry: Path, data: bytes) -> None:
+    """Write one cache entry whole (a file of this process and thread, renamed into place);
+    a read-only or full disk keeps none."""
     part = entry.with_name(f"{entry.name}.{os.getpid()}.{threading.get_ident()}.part")
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)

@@ -138,9 +138,9 @@ def compile_kept(source: str, flags: int = 0) -> re.Pattern[str]:
         return re.compile(source, flags)
     from pathlib import Path
 
-    from uac.fact_log.parsed_data import _store
+    from uac.fact_log.parsed_data import store_whole
 
-    _store(Path(entry), marshal.dumps((key, program)))
+    store_whole(Path(entry), marshal.dumps((key, program)))
     return found
 
 

@@ -50,7 +50,7 @@ from typing import Any
 from uac.fact_log.extraction.lazy import LazyRegex, compile_kept
 from uac.fact_log.extraction.patterns.text import Guard
 from uac.fact_log.extraction.prefilter import FOLDS_TO_ASCII
-from uac.fact_log.parsed_data import cache_dir
+from uac.fact_log.parsed_data import cache_dir, store_whole
 
 # A requirement: None (any text may match), a string the lower-cased text must contain, or
 # ("and" | "or", parts).
@@ -415,14 +415,11 @@ def _cache_path(text: str) -> Path:
 
 
 def _store(cache: Path, data: bytes) -> None:
-    """Write the cache atomically, dropping older ones; a read-only folder keeps none."""
+    """Write the cache whole, dropping older ones; a read-only folder keeps none."""
     with contextlib.suppress(OSError):
-        cache.parent.mkdir(parents=True, exist_ok=True)
         for old in cache.parent.glob("needles.*.marshal"):
             old.unlink(missing_ok=True)
-        part = cache.with_name(f"{cache.name}.{os.getpid()}.part")
-        part.write_bytes(data)
-        os.replace(part, cache)
+    store_whole(cache, data)
 
 
 def compile_tests(said: dict[str, Any]) -> dict[str, Callable[[str], bool]]:
